@@ -1,0 +1,96 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Build Rust crates whose `#[kernel]` functions run on NVIDIA GPUs.
+#[derive(Debug, Parser)]
+#[command(name = "cargo oxide", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a crate with the cuda-oxide backend: host code as usual, kernels to PTX.
+    Build(BuildTarget),
+}
+
+/// Which crate to build, and how.
+#[derive(Debug, Clone, Args)]
+pub struct BuildTarget {
+    /// An example of this repository (`examples/<NAME>`).
+    #[arg(conflicts_with = "manifest_path")]
+    pub example: Option<String>,
+
+    /// The `Cargo.toml` of the crate to build.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+
+    /// Build with the release profile.
+    #[arg(long)]
+    pub release: bool,
+
+    /// The GPU architecture to compile kernels for (overrides `CUDA_OXIDE_TARGET`).
+    #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
+    pub arch: Option<String>,
+
+    /// Print what the backend collects and how long each stage takes
+    /// (the same as `CUDA_OXIDE_VERBOSE=1`).
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+/// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).
+pub fn parse_arch(value: &str) -> Result<String, String> {
+    let digits = value
+        .strip_prefix("sm_")
+        .map(|rest| rest.strip_suffix('a').unwrap_or(rest));
+    match digits {
+        Some(d) if (2..=3).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(value.to_owned())
+        }
+        _ => Err(format!(
+            "`{value}` is not a GPU architecture; write it as `sm_` and the compute capability, \
+             e.g. `sm_90` for an H100"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_accepts_sm_names() {
+        for ok in ["sm_70", "sm_90", "sm_90a", "sm_100a", "sm_120"] {
+            assert_eq!(parse_arch(ok).as_deref(), Ok(ok));
+        }
+        for bad in [
+            "90",
+            "sm90",
+            "sm_",
+            "sm_9",
+            "sm_9000",
+            "compute_90",
+            "sm_90b",
+        ] {
+            assert!(parse_arch(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn example_and_manifest_path_conflict() {
+        let parsed =
+            Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--manifest-path", "x"]);
+        assert!(parsed.is_err());
+    }
+
+    #[test]
+    fn cli_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

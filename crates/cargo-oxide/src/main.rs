@@ -1,0 +1,36 @@
+//! `cargo oxide`: builds crates with the cuda-oxide codegen backend.
+//!
+//! Works as `cargo oxide ...` inside this repository (a `.cargo/config.toml` alias) and as an
+//! installed `cargo-oxide` binary (cargo then passes `oxide` as the first argument).
+
+mod backend;
+mod cli;
+mod error;
+mod user_build;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // `cargo oxide build` runs `cargo-oxide oxide build`.
+    if args.get(1).is_some_and(|a| a == "oxide") {
+        args.remove(1);
+    }
+    let cli = Cli::parse_from(args);
+    let result = match cli.command {
+        Command::Build(target) => user_build::build(&target).map(|built| {
+            eprintln!("cargo oxide: artifacts in {}", built.artifact_dir.display());
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

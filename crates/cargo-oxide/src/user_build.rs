@@ -1,0 +1,177 @@
+//! Building a user crate with the backend.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::backend;
+use crate::cli::BuildTarget;
+use crate::error::OxideError;
+
+/// The rustc flags the device path needs, besides the backend itself.
+///
+/// - `-Zalways-encode-mir`: dependencies keep the MIR of every function, so kernels can call
+///   into any crate of the tree, not only generic or `#[inline]` functions.
+/// - `-Zmir-enable-passes=-JumpThreading`: that pass duplicates code across branches, which is
+///   wrong for a block barrier (`syncthreads` must stay one call reached by all threads).
+pub const DEVICE_RUSTFLAGS: &[&str] =
+    &["-Zalways-encode-mir", "-Zmir-enable-passes=-JumpThreading"];
+
+/// What a successful build produced.
+#[derive(Debug)]
+pub struct Built {
+    /// The directory of the profile's artifacts (binaries, `.ptx`).
+    pub artifact_dir: PathBuf,
+}
+
+/// The manifest a build target names.
+pub fn resolve_manifest(target: &BuildTarget) -> Result<PathBuf, OxideError> {
+    match (&target.example, &target.manifest_path) {
+        (Some(name), _) => {
+            let examples = backend::repo_root()?.join("examples");
+            let manifest = examples.join(name).join("Cargo.toml");
+            if manifest.is_file() {
+                Ok(manifest)
+            } else {
+                Err(OxideError::UnknownExample {
+                    name: name.clone(),
+                    manifest,
+                    available: list_examples(&examples).join(", "),
+                })
+            }
+        }
+        (None, Some(path)) => {
+            let path = if path.is_dir() {
+                path.join("Cargo.toml")
+            } else {
+                path.clone()
+            };
+            if path.is_file() {
+                Ok(path)
+            } else {
+                Err(OxideError::ManifestMissing(path))
+            }
+        }
+        (None, None) => Err(OxideError::NoTarget),
+    }
+}
+
+fn list_examples(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Builds the target crate with the backend.
+pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
+    let manifest = resolve_manifest(target)?;
+    let backend = backend::backend_dylib(false)?;
+    let target_dir = oxide_target_dir(&manifest)?;
+
+    let mut rustflags = vec![format!("-Zcodegen-backend={}", backend.display())];
+    rustflags.extend(DEVICE_RUSTFLAGS.iter().map(|f| f.to_string()));
+    if let Ok(user) = std::env::var("RUSTFLAGS") {
+        rustflags.extend(user.split_whitespace().map(str::to_owned));
+    }
+
+    let mut cargo = Command::new("cargo");
+    cargo
+        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env("RUSTFLAGS", rustflags.join(" "))
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(&manifest);
+    if target.release {
+        cargo.arg("--release");
+    }
+    if let Some(arch) = &target.arch {
+        cargo.env("CUDA_OXIDE_TARGET", arch);
+    }
+    if target.verbose {
+        cargo.env("CUDA_OXIDE_VERBOSE", "1");
+    }
+    let status = cargo.status().map_err(|source| OxideError::Spawn {
+        command: "cargo build".into(),
+        source,
+    })?;
+    if !status.success() {
+        return Err(OxideError::UserBuild(manifest));
+    }
+    let profile = if target.release { "release" } else { "debug" };
+    Ok(Built {
+        artifact_dir: target_dir.join(profile),
+    })
+}
+
+/// Builds with the backend go to `<the workspace's target dir>/oxide`: the backend's rustc flags
+/// differ from a plain build's, and sharing one directory would make each rebuild the other.
+fn oxide_target_dir(manifest: &Path) -> Result<PathBuf, OxideError> {
+    if let Some(dir) = std::env::var_os("CUDA_OXIDE_TARGET_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    let output = Command::new("cargo")
+        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        .output()
+        .map_err(|source| OxideError::Spawn {
+            command: "cargo metadata".into(),
+            source,
+        })?;
+    if !output.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        return Err(OxideError::Metadata(manifest.to_owned()));
+    }
+    let json = String::from_utf8_lossy(&output.stdout);
+    let dir = json_string_field(&json, "target_directory")
+        .ok_or_else(|| OxideError::Metadata(manifest.to_owned()))?;
+    Ok(PathBuf::from(dir).join("oxide"))
+}
+
+/// The value of the first `"key":"value"` in `json` (enough for cargo metadata's flat fields;
+/// handles the escapes cargo emits in paths).
+fn json_string_field(json: &str, key: &str) -> Option<String> {
+    let start = json.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let mut value = String::new();
+    let mut chars = json[start..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(value),
+            '\\' => match chars.next()? {
+                'n' => value.push('\n'),
+                't' => value.push('\t'),
+                other => value.push(other),
+            },
+            c => value.push(c),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_target_directory_from_metadata() {
+        let json = r#"{"packages":[],"target_directory":"/w/a \"b\"/target","version":1}"#;
+        assert_eq!(
+            json_string_field(json, "target_directory").as_deref(),
+            Some("/w/a \"b\"/target")
+        );
+        assert_eq!(json_string_field(json, "missing"), None);
+    }
+}

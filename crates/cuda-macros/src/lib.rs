@@ -1,0 +1,38 @@
+//! Attribute macros that mark functions for the GPU.
+//!
+//! Both macros rename the function into a namespace reserved by `reserved-oxide-symbols`; that
+//! name is how the codegen backend recognises device code. Nothing else is communicated: the
+//! function body is left exactly as written.
+//!
+//! - `#[kernel]` makes a GPU entry point. The function is exported under its reserved name
+//!   (`#[no_mangle]`), which makes it a codegen root even in an optimised library crate, and
+//!   its user-written name becomes the name of the PTX entry.
+//! - `#[device]` marks a helper meant to be called from device code of other crates. Helpers in
+//!   the kernel's own crate do not need it. The original name stays usable through an alias.
+
+mod device;
+mod kernel;
+mod signature;
+
+use proc_macro::TokenStream;
+
+/// Marks a function as a GPU kernel (a `.entry` in the generated PTX).
+///
+/// A kernel is a free function that returns `()`; it is neither `async`, `const`, `extern`,
+/// variadic nor generic over types or constants. See `cuda_device` for the API it can use.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Marks a function as device code that other crates' kernels may call.
+///
+/// The function keeps its name for callers (through an alias) and can be generic.
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    device::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -1,0 +1,89 @@
+//! Checks shared by `#[kernel]` and `#[device]`, and the reserved-name helper.
+
+use proc_macro2::{Span, TokenStream};
+use reserved_oxide_symbols::{ReservedKind, crate_tag, reserved_name};
+use syn::spanned::Spanned;
+use syn::{Error, GenericParam, ItemFn, Result};
+
+/// Parses the annotated item as a free function, with an error that says what was expected.
+pub fn parse_fn(macro_name: &str, item: TokenStream) -> Result<ItemFn> {
+    syn::parse2::<ItemFn>(item.clone()).map_err(|_| {
+        Error::new(
+            item.span(),
+            format!(
+                "#[{macro_name}] applies to free functions (`fn name(...) {{ ... }}`), \
+                 not to this item"
+            ),
+        )
+    })
+}
+
+/// Rejects attribute arguments: neither macro takes any yet.
+pub fn no_arguments(macro_name: &str, attr: TokenStream) -> Result<()> {
+    if attr.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::new(
+            attr.span(),
+            format!("#[{macro_name}] takes no arguments"),
+        ))
+    }
+}
+
+/// Rejects the qualifiers that device code cannot have.
+pub fn check_qualifiers(macro_name: &str, func: &ItemFn) -> Result<()> {
+    let sig = &func.sig;
+    if let Some(token) = &sig.asyncness {
+        return Err(Error::new(
+            token.span(),
+            format!("#[{macro_name}] functions cannot be `async`: the GPU has no executor"),
+        ));
+    }
+    if let Some(token) = &sig.constness {
+        return Err(Error::new(
+            token.span(),
+            format!("#[{macro_name}] functions cannot be `const`"),
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(Error::new(
+            abi.span(),
+            format!(
+                "#[{macro_name}] functions use the Rust ABI; remove the `extern` qualifier \
+                 (cuda-oxide chooses the GPU calling convention itself)"
+            ),
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        return Err(Error::new(
+            variadic.span(),
+            format!("#[{macro_name}] functions cannot be variadic"),
+        ));
+    }
+    if let Some(receiver) = sig.receiver() {
+        return Err(Error::new(
+            receiver.span(),
+            format!("#[{macro_name}] applies to free functions, not methods"),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the function has type or const generic parameters (lifetimes do not count: they do
+/// not change the generated code).
+pub fn has_type_or_const_generics(func: &ItemFn) -> Option<Span> {
+    func.sig.generics.params.iter().find_map(|p| match p {
+        GenericParam::Type(t) => Some(t.span()),
+        GenericParam::Const(c) => Some(c.span()),
+        GenericParam::Lifetime(_) => None,
+    })
+}
+
+/// The reserved name of `func` in `kind`'s namespace, tagged with the crate being compiled.
+pub fn reserved_ident(kind: ReservedKind, func: &ItemFn) -> syn::Ident {
+    // Proc macros run inside rustc, which cargo starts with CARGO_CRATE_NAME set. Outside cargo
+    // the tag falls back to a fixed value: the name stays reserved, only less unique.
+    let crate_name = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+    let name = reserved_name(kind, &crate_tag(&crate_name), &func.sig.ident.to_string());
+    syn::Ident::new(&name, func.sig.ident.span())
+}

@@ -1,0 +1,60 @@
+//! The symbol each device function gets in LLVM IR and PTX.
+//!
+//! One function decides it, [`export_name`], and both the definition of a function and every
+//! call to it ask it, so the two always agree.
+//!
+//! - A kernel is named after the Rust function the user wrote (`vecadd`): that is the PTX
+//!   `.entry` the host launches.
+//! - A non-generic function is named after its fully qualified path, with the reserved prefix of
+//!   a `#[device]` function removed and `::` turned into `__` (`dep__math__helper`).
+//! - Anything else (generic instances, closures, compiler shims) takes its mangled symbol, which
+//!   is unique and already a valid identifier.
+
+use rustc_public::mir::mono::{Instance, InstanceKind};
+
+/// The symbol of `instance`, a kernel when `is_kernel`.
+pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
+    let path = instance.name();
+    if is_kernel && let Some(base) = reserved_oxide_symbols::kernel_base_name(&path) {
+        return base.to_owned();
+    }
+    let plain = instance.kind == InstanceKind::Item && instance.args().0.is_empty();
+    match plain.then(|| path_symbol(&path)).flatten() {
+        Some(symbol) => symbol,
+        None => instance.mangled_name(),
+    }
+}
+
+/// `a::b::c` as `a__b__c`, with a reserved last segment replaced by its base name; `None` when the
+/// path holds anything but identifiers (`<`, `{`, spaces...).
+pub fn path_symbol(path: &str) -> Option<String> {
+    let is_plain = !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+    is_plain.then(|| reserved_oxide_symbols::strip_reserved(path).replace("::", "__"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_symbol;
+
+    #[test]
+    fn plain_paths_become_identifiers() {
+        assert_eq!(
+            path_symbol("app::helpers::square").as_deref(),
+            Some("app__helpers__square")
+        );
+        assert_eq!(
+            path_symbol("dep::cuda_oxide_device_0badf00d_scale").as_deref(),
+            Some("dep__scale")
+        );
+    }
+
+    #[test]
+    fn other_paths_are_left_to_mangling() {
+        assert_eq!(path_symbol("core::num::<impl u32>::wrapping_add"), None);
+        assert_eq!(path_symbol("app::main::{closure#0}"), None);
+        assert_eq!(path_symbol(""), None);
+    }
+}

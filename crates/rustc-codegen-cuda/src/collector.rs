@@ -1,0 +1,244 @@
+//! Finding the functions a crate's kernels need on the GPU.
+//!
+//! [`find_roots`] scans the crate's mono items for reserved names (`#[kernel]`, `#[device]`).
+//! [`collect_device_functions`] then walks the MIR call graph breadth-first from those roots,
+//! over `Call` and `Drop` terminators, applying the [crate rules](crate::crate_rules). MIR of
+//! functions from other crates comes from their metadata (`-Zalways-encode-mir`).
+
+use std::collections::VecDeque;
+
+use reserved_oxide_symbols::ReservedKind;
+use rustc_data_structures::fx::FxHashMap;
+use rustc_hir::def::DefKind;
+use rustc_middle::mir::{self, TerminatorKind};
+use rustc_middle::mono::MonoItem;
+use rustc_middle::ty::print::{
+    with_no_trimmed_paths, with_no_visible_paths, with_resolve_crate_name,
+};
+use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
+use rustc_span::Span;
+
+use crate::crate_rules::{self, CalleeRule};
+
+/// A function the device needs, with the reason it is needed.
+#[derive(Copy, Clone, Debug)]
+pub struct DeviceFunction<'tcx> {
+    /// The monomorphised function.
+    pub instance: Instance<'tcx>,
+    /// Whether it is a GPU entry point.
+    pub is_kernel: bool,
+}
+
+/// The device roots of the crate being compiled.
+#[derive(Debug, Default)]
+pub struct DeviceRoots<'tcx> {
+    /// `#[kernel]` functions.
+    pub kernels: Vec<Instance<'tcx>>,
+    /// Non-generic `#[device]` functions defined in this crate.
+    pub device_functions: Vec<Instance<'tcx>>,
+}
+
+impl DeviceRoots<'_> {
+    /// Whether the crate has any device code at all.
+    pub fn is_empty(&self) -> bool {
+        self.kernels.is_empty() && self.device_functions.is_empty()
+    }
+}
+
+/// A call from device code that the crate rules forbid.
+#[derive(Debug)]
+pub struct ForbiddenCall<'tcx> {
+    /// The forbidden function.
+    pub callee: Instance<'tcx>,
+    /// Its crate.
+    pub crate_name: String,
+    /// Why that crate is forbidden.
+    pub reason: &'static str,
+    /// Where the call is.
+    pub span: Span,
+    /// The chain of calls from a root to the forbidden function, root first, callee last.
+    pub chain: Vec<Instance<'tcx>>,
+}
+
+/// Scans the crate's mono items for reserved names. The result is sorted by symbol so that
+/// output and generated code do not depend on hash order.
+pub fn find_roots<'tcx>(tcx: TyCtxt<'tcx>) -> DeviceRoots<'tcx> {
+    let partitions = tcx.collect_and_partition_mono_items(());
+    let mut roots = DeviceRoots::default();
+    for cgu in partitions.codegen_units {
+        for item in cgu.items().keys() {
+            let MonoItem::Fn(instance) = *item else {
+                continue;
+            };
+            let InstanceKind::Item(def_id) = instance.def else {
+                continue;
+            };
+            let Some(name) = tcx.opt_item_name(def_id) else {
+                continue;
+            };
+            match reserved_oxide_symbols::kind_of(name.as_str()) {
+                Some(ReservedKind::Kernel) => roots.kernels.push(instance),
+                Some(ReservedKind::Device) => roots.device_functions.push(instance),
+                Some(ReservedKind::DeviceExtern) | None => {}
+            }
+        }
+    }
+    let by_symbol = |i: &Instance<'tcx>| tcx.symbol_name(*i).name.to_owned();
+    roots.kernels.sort_by_cached_key(by_symbol);
+    roots.kernels.dedup();
+    roots.device_functions.sort_by_cached_key(by_symbol);
+    roots.device_functions.dedup();
+    roots
+}
+
+/// Walks the call graph from `roots` and returns every function to compile for the device,
+/// roots first, in breadth-first order; or the first call that breaks the crate rules.
+pub fn collect_device_functions<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    roots: &DeviceRoots<'tcx>,
+) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
+    let mut collected = Vec::new();
+    // Each reached instance, with the instance that first called it.
+    let mut caller_of: FxHashMap<Instance<'tcx>, Option<Instance<'tcx>>> = FxHashMap::default();
+    let mut worklist = VecDeque::new();
+    for &kernel in &roots.kernels {
+        if caller_of.insert(kernel, None).is_none() {
+            worklist.push_back((kernel, true));
+        }
+    }
+    for &device in &roots.device_functions {
+        if caller_of.insert(device, None).is_none() {
+            worklist.push_back((device, false));
+        }
+    }
+
+    while let Some((instance, is_kernel)) = worklist.pop_front() {
+        collected.push(DeviceFunction {
+            instance,
+            is_kernel,
+        });
+        if !has_mir(tcx, instance) {
+            // No body to walk: the device pipeline reports the missing MIR for this function.
+            continue;
+        }
+        let body = tcx.instance_mir(instance.def);
+        for (callee, span) in callees(tcx, instance, body) {
+            if caller_of.contains_key(&callee) {
+                continue;
+            }
+            match rule_for(tcx, callee) {
+                CalleeRule::Collect => {
+                    caller_of.insert(callee, Some(instance));
+                    worklist.push_back((callee, false));
+                }
+                CalleeRule::IntrinsicStub | CalleeRule::Panic => {}
+                CalleeRule::Forbidden { reason } => {
+                    let mut chain = vec![callee, instance];
+                    let mut cursor = instance;
+                    while let Some(Some(caller)) = caller_of.get(&cursor) {
+                        chain.push(*caller);
+                        cursor = *caller;
+                    }
+                    chain.reverse();
+                    return Err(Box::new(ForbiddenCall {
+                        callee,
+                        crate_name: tcx.crate_name(callee.def_id().krate).to_string(),
+                        reason,
+                        span,
+                        chain,
+                    }));
+                }
+            }
+        }
+    }
+    Ok(collected)
+}
+
+/// The fully qualified path of a function, crate name first (`app::helpers::square`).
+pub fn fqdn(tcx: TyCtxt<'_>, def_id: rustc_hir::def_id::DefId) -> String {
+    with_no_visible_paths!(with_no_trimmed_paths!(with_resolve_crate_name!(
+        tcx.def_path_str(def_id)
+    )))
+}
+
+/// The path of an instance with its generic arguments, crate name first, for messages; reserved
+/// prefixes are removed so that users read the names they wrote.
+pub fn instance_path<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> String {
+    let path = with_no_visible_paths!(with_no_trimmed_paths!(with_resolve_crate_name!(
+        tcx.def_path_str_with_args(instance.def_id(), instance.args)
+    )));
+    reserved_oxide_symbols::strip_all_reserved(&path)
+}
+
+fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
+    match callee.def {
+        // Compiler intrinsics become LLVM operations in the importer; calls through a vtable are
+        // reported there as unsupported. Neither has a body to collect.
+        InstanceKind::Intrinsic(_) | InstanceKind::Virtual(..) => CalleeRule::IntrinsicStub,
+        _ => {
+            let def_id = callee.def_id();
+            let crate_name = tcx.crate_name(def_id.krate);
+            let diverges = matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn)
+                && tcx
+                    .fn_sig(def_id)
+                    .skip_binder()
+                    .output()
+                    .skip_binder()
+                    .is_never();
+            crate_rules::classify(crate_name.as_str(), &fqdn(tcx, def_id), diverges)
+        }
+    }
+}
+
+fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
+    match instance.def {
+        InstanceKind::Item(def_id) => {
+            !tcx.is_foreign_item(def_id)
+                && (tcx.is_mir_available(def_id)
+                    || matches!(tcx.def_kind(def_id), DefKind::Ctor(..)))
+        }
+        InstanceKind::Intrinsic(_) | InstanceKind::Virtual(..) => false,
+        _ => true,
+    }
+}
+
+/// The functions `body` calls or drops, monomorphised for `instance`, with the call's span.
+fn callees<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    instance: Instance<'tcx>,
+    body: &'tcx mir::Body<'tcx>,
+) -> Vec<(Instance<'tcx>, Span)> {
+    let typing_env = TypingEnv::fully_monomorphized();
+    let monomorphize = |ty: ty::Ty<'tcx>| {
+        instance.instantiate_mir_and_normalize_erasing_regions(
+            tcx,
+            typing_env,
+            EarlyBinder::bind(ty),
+        )
+    };
+    let mut out = Vec::new();
+    for block in body.basic_blocks.iter() {
+        let terminator = block.terminator();
+        let span = terminator.source_info.span;
+        match &terminator.kind {
+            TerminatorKind::Call { func, .. } | TerminatorKind::TailCall { func, .. } => {
+                let callee_ty = monomorphize(func.ty(body, tcx));
+                if let ty::FnDef(def_id, args) = *callee_ty.kind()
+                    && let Ok(Some(callee)) = Instance::try_resolve(tcx, typing_env, def_id, args)
+                {
+                    out.push((callee, span));
+                }
+            }
+            TerminatorKind::Drop { place, .. } => {
+                let ty = monomorphize(place.ty(body, tcx).ty);
+                let glue = Instance::resolve_drop_glue(tcx, ty);
+                let is_noop = matches!(glue.def, InstanceKind::DropGlue(_, None));
+                if !is_noop {
+                    out.push((glue, span));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,113 @@
+//! The backend's configuration, read once from `CUDA_OXIDE_*` environment variables.
+//!
+//! The backend cannot take command-line flags of its own (rustc parses those), so `cargo oxide`
+//! and users talk to it through the environment. Every variable is optional; without any the
+//! build is quiet and writes the PTX next to the host artifacts only.
+
+use std::path::PathBuf;
+
+/// The default GPU architecture when nothing else chooses one.
+pub const DEFAULT_TARGET: &str = "sm_90";
+
+/// Settings for the device path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CudaCodegenConfig {
+    /// `CUDA_OXIDE_VERBOSE`: list collected functions and stage timings on stderr.
+    pub verbose: bool,
+    /// `CUDA_OXIDE_DUMP_MIR`: write dialect-mir before and after mem2reg.
+    pub dump_mir: bool,
+    /// `CUDA_OXIDE_DUMP_LLVM`: write the generated `.ll`.
+    pub dump_llvm: bool,
+    /// `CUDA_OXIDE_SHOW_RUSTC_MIR`: write rustc's MIR of every collected function.
+    pub show_rustc_mir: bool,
+    /// `CUDA_OXIDE_PTX_DIR`: also copy each crate's `.ptx` into this directory.
+    pub ptx_dir: Option<PathBuf>,
+    /// `CUDA_OXIDE_TARGET`: the GPU architecture (`sm_90`, ...).
+    pub target: Option<String>,
+    /// `CUDA_OXIDE_LLC`: the `llc` to use.
+    pub llc: Option<PathBuf>,
+}
+
+impl CudaCodegenConfig {
+    /// Reads the process environment.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the variables through `lookup` (the environment, or a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let flag = |name: &str| lookup(name).is_some_and(|v| is_truthy(&v));
+        let non_empty = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        Self {
+            verbose: flag("CUDA_OXIDE_VERBOSE"),
+            dump_mir: flag("CUDA_OXIDE_DUMP_MIR"),
+            dump_llvm: flag("CUDA_OXIDE_DUMP_LLVM"),
+            show_rustc_mir: flag("CUDA_OXIDE_SHOW_RUSTC_MIR"),
+            ptx_dir: non_empty("CUDA_OXIDE_PTX_DIR").map(PathBuf::from),
+            target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
+            llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
+        }
+    }
+
+    /// The GPU architecture to compile for.
+    pub fn target(&self) -> &str {
+        self.target.as_deref().unwrap_or(DEFAULT_TARGET)
+    }
+}
+
+/// `1`, `true`, `yes`, `on` (any case) turn a flag on; anything else, empty included, leaves it off.
+fn is_truthy(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> CudaCodegenConfig {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        CudaCodegenConfig::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_are_quiet() {
+        let c = config(&[]);
+        assert_eq!(c, CudaCodegenConfig::default());
+        assert_eq!(c.target(), DEFAULT_TARGET);
+    }
+
+    #[test]
+    fn reads_every_variable() {
+        let c = config(&[
+            ("CUDA_OXIDE_VERBOSE", "1"),
+            ("CUDA_OXIDE_DUMP_MIR", "true"),
+            ("CUDA_OXIDE_DUMP_LLVM", "YES"),
+            ("CUDA_OXIDE_SHOW_RUSTC_MIR", "on"),
+            ("CUDA_OXIDE_PTX_DIR", "/tmp/ptx"),
+            ("CUDA_OXIDE_TARGET", " sm_80 "),
+            ("CUDA_OXIDE_LLC", "/opt/llc"),
+        ]);
+        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir);
+        assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
+        assert_eq!(c.target(), "sm_80");
+        assert_eq!(c.llc, Some(PathBuf::from("/opt/llc")));
+    }
+
+    #[test]
+    fn zero_and_empty_are_off() {
+        let c = config(&[
+            ("CUDA_OXIDE_VERBOSE", "0"),
+            ("CUDA_OXIDE_DUMP_MIR", ""),
+            ("CUDA_OXIDE_PTX_DIR", "  "),
+            ("CUDA_OXIDE_TARGET", ""),
+        ]);
+        assert_eq!(c, CudaCodegenConfig::default());
+    }
+}

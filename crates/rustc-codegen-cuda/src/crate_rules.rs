@@ -1,0 +1,103 @@
+//! Which functions device code may reach, and what happens to those it reaches.
+//!
+//! Device code may use its own crate, `core`, `cuda_device` and any other crate that does not
+//! need an operating system. It may not reach `std` (files, threads, printing...) or `alloc`
+//! (there is no device heap yet): such a call stops the build with the chain of calls that led
+//! to it.
+
+/// Crates whose functions device code must never reach, with the reason given to the user.
+pub const FORBIDDEN_CRATES: &[(&str, &str)] = &[
+    ("std", "`std` needs an operating system"),
+    ("alloc", "device code has no heap allocator"),
+    ("proc_macro", "`proc_macro` only exists inside the compiler"),
+    ("test", "`test` is the host test harness"),
+];
+
+/// The crates allowed in device code, as the error message lists them.
+pub const ALLOWED_CRATES_HELP: &str = "only these crates are allowed in device code: the kernel's \
+     own crate, `cuda_device` (GPU intrinsics), `core` (the no_std standard library), and other \
+     `no_std` crates of the dependency tree";
+
+/// What the collector does with a function that device code calls.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CalleeRule {
+    /// Compile it for the device and walk into it.
+    Collect,
+    /// A `cuda_device` intrinsic stub: the importer turns the call into a GPU instruction.
+    IntrinsicStub,
+    /// A function of `core` that never returns (the panic machinery, `unwrap_failed`, ...):
+    /// a panic on the GPU traps the kernel, so the call becomes a trap.
+    Panic,
+    /// A function of a crate device code must not use.
+    Forbidden {
+        /// Why the crate is forbidden.
+        reason: &'static str,
+    },
+}
+
+/// Classifies a called function by its crate, its fully qualified path, and whether it
+/// diverges (returns `!`).
+pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
+    if let Some(&(_, reason)) = FORBIDDEN_CRATES
+        .iter()
+        .find(|(name, _)| *name == crate_name)
+    {
+        return CalleeRule::Forbidden { reason };
+    }
+    if crate_name == "cuda_device" && mir_importer::intrinsics::is_intrinsic(path) {
+        return CalleeRule::IntrinsicStub;
+    }
+    if crate_name == "core" && diverges {
+        return CalleeRule::Panic;
+    }
+    CalleeRule::Collect
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn std_and_alloc_are_forbidden() {
+        assert!(matches!(
+            classify("std", "std::io::_print", false),
+            CalleeRule::Forbidden { .. }
+        ));
+        assert!(matches!(
+            classify("alloc", "alloc::vec::Vec::<T>::push", false),
+            CalleeRule::Forbidden { .. }
+        ));
+    }
+
+    #[test]
+    fn intrinsic_stubs_are_skipped_but_other_cuda_device_code_is_collected() {
+        assert_eq!(
+            classify("cuda_device", "cuda_device::thread::threadIdx_x", false),
+            CalleeRule::IntrinsicStub
+        );
+        assert_eq!(
+            classify("cuda_device", "cuda_device::thread::index_1d", false),
+            CalleeRule::Collect
+        );
+    }
+
+    #[test]
+    fn diverging_core_functions_are_panics() {
+        assert_eq!(
+            classify("core", "core::panicking::panic_bounds_check", true),
+            CalleeRule::Panic
+        );
+        assert_eq!(
+            classify("core", "core::num::<impl u32>::wrapping_add", false),
+            CalleeRule::Collect
+        );
+        // Only core's diverging functions: a user's `-> !` helper is real device code.
+        assert_eq!(classify("app", "app::fail", true), CalleeRule::Collect);
+    }
+
+    #[test]
+    fn other_crates_are_collected() {
+        assert_eq!(classify("app", "app::helper", false), CalleeRule::Collect);
+        assert_eq!(classify("libm", "libm::sqrtf", false), CalleeRule::Collect);
+    }
+}

@@ -1,0 +1,183 @@
+//! The device path of `codegen_crate`: find device code, collect it, and run the pipeline.
+//!
+//! Errors are reported through rustc's diagnostics, so a device-code problem is an ordinary
+//! build error (with a source location where there is one), never a panic inside rustc.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use mir_importer::{CollectedFunction, PipelineConfig};
+use rustc_middle::ty::TyCtxt;
+use rustc_public::rustc_internal;
+use rustc_span::def_id::LOCAL_CRATE;
+
+use crate::collector::{self, DeviceFunction, ForbiddenCall};
+use crate::config::CudaCodegenConfig;
+use crate::crate_rules::ALLOWED_CRATES_HELP;
+
+/// Runs the device path for the crate being compiled, if it holds device code.
+///
+/// A crate without `#[kernel]` or `#[device]` functions costs one scan of its mono items.
+/// A crate with `#[device]` functions but no kernel has its device code checked against the
+/// crate rules; PTX is generated only where there are kernels to launch.
+pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) {
+    let started = Instant::now();
+    let roots = collector::find_roots(tcx);
+    if roots.is_empty() {
+        return;
+    }
+    let collected = match collector::collect_device_functions(tcx, &roots) {
+        Ok(collected) => collected,
+        Err(forbidden) => report_forbidden_call(tcx, &forbidden),
+    };
+    let collect_time = started.elapsed();
+
+    let crate_name = tcx.crate_name(LOCAL_CRATE).to_string();
+    let result = rustc_internal::run(tcx, || {
+        let functions = to_stable(&collected);
+        if config.verbose {
+            eprint!(
+                "{}",
+                describe_collection(tcx, &crate_name, &collected, &functions, collect_time)
+            );
+        }
+        if let Some(clash) = first_duplicate_export_name(&functions) {
+            return Err(clash);
+        }
+        if roots.kernels.is_empty() {
+            return Ok(());
+        }
+        let pipeline_config = PipelineConfig {
+            crate_name: crate_name.clone(),
+            target: config.target().to_owned(),
+            ptx_path: Some(tcx.output_filenames(()).with_extension("ptx")),
+            ptx_dir: config.ptx_dir.clone(),
+            dump_mir: config.dump_mir,
+            dump_llvm: config.dump_llvm,
+            show_rustc_mir: config.show_rustc_mir,
+        };
+        let output = mir_importer::run_pipeline(&functions, &pipeline_config)
+            .map_err(|e| format!("device code of crate `{crate_name}`: {e}"))?;
+        if config.verbose {
+            for (stage, time) in &output.timings {
+                eprintln!("cuda-oxide:   stage {stage:<10} {}", format_duration(*time));
+            }
+            if let Some(path) = &output.ptx_path {
+                eprintln!("cuda-oxide:   wrote {}", path.display());
+            }
+        }
+        Ok(())
+    });
+    match result {
+        Ok(Ok(())) => {}
+        Ok(Err(message)) => tcx.dcx().fatal(message),
+        Err(e) => tcx
+            .dcx()
+            .fatal(format!("cuda-oxide could not start rustc_public: {e:?}")),
+    }
+}
+
+/// Converts the collected functions to `rustc_public` instances and names them. Must run inside
+/// `rustc_internal::run`.
+fn to_stable(collected: &[DeviceFunction<'_>]) -> Vec<CollectedFunction> {
+    collected
+        .iter()
+        .map(|f| {
+            let instance = rustc_internal::stable(f.instance);
+            CollectedFunction {
+                export_name: mir_importer::naming::export_name(&instance, f.is_kernel),
+                instance,
+                is_kernel: f.is_kernel,
+            }
+        })
+        .collect()
+}
+
+/// Two device functions may not share a symbol (two kernels called `scale` in different
+/// modules would both become the PTX entry `scale`).
+fn first_duplicate_export_name(functions: &[CollectedFunction]) -> Option<String> {
+    functions.iter().enumerate().find_map(|(i, f)| {
+        functions[..i]
+            .iter()
+            .find(|g| g.export_name == f.export_name)
+            .map(|g| {
+                format!(
+                    "cuda-oxide: `{}` and `{}` would both be exported as `{}`; rename one of them",
+                    g.instance.name(),
+                    f.instance.name(),
+                    f.export_name
+                )
+            })
+    })
+}
+
+/// The `CUDA_OXIDE_VERBOSE` listing: every collected function with its crate and export name.
+fn describe_collection<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    crate_name: &str,
+    collected: &[DeviceFunction<'tcx>],
+    functions: &[CollectedFunction],
+    collect_time: Duration,
+) -> String {
+    let kernels = collected.iter().filter(|f| f.is_kernel).count();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "cuda-oxide: crate `{crate_name}`: {kernels} kernel(s), {} device function(s)",
+        collected.len() - kernels
+    );
+    for (internal, function) in collected.iter().zip(functions) {
+        let role = if function.is_kernel {
+            "kernel"
+        } else {
+            "device"
+        };
+        let from = tcx.crate_name(internal.instance.def_id().krate);
+        let path = collector::instance_path(tcx, internal.instance);
+        let _ = writeln!(
+            out,
+            "cuda-oxide:   {role:<6} {:<40} from `{from}`: {path}",
+            function.export_name
+        );
+    }
+    let _ = writeln!(
+        out,
+        "cuda-oxide:   stage {:<10} {}",
+        "collect",
+        format_duration(collect_time)
+    );
+    out
+}
+
+fn format_duration(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Stops the build with the forbidden call, where it is, and how the kernel reached it.
+fn report_forbidden_call<'tcx>(tcx: TyCtxt<'tcx>, call: &ForbiddenCall<'tcx>) -> ! {
+    let callee = collector::instance_path(tcx, call.callee);
+    let chain = call
+        .chain
+        .iter()
+        .map(|i| {
+            format!(
+                "`{}` ({})",
+                collector::instance_path(tcx, *i),
+                tcx.crate_name(i.def_id().krate)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n    -> ");
+    tcx.dcx()
+        .struct_span_fatal(
+            call.span,
+            format!(
+                "cuda-oxide: forbidden crate in device code: `{callee}` is in crate `{}`",
+                call.crate_name
+            ),
+        )
+        .with_note(format!("{}, so it cannot run on the GPU", call.reason))
+        .with_note(format!("device code reached it through:\n    {chain}"))
+        .with_help(ALLOWED_CRATES_HELP)
+        .emit()
+}
