@@ -1,0 +1,1 @@
+//! The `mir` dialect (see docs/device-ir.md).

@@ -1,0 +1,1 @@
+//! The `nvvm` dialect (see docs/device-ir.md).

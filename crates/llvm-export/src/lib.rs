@@ -1,0 +1,1 @@
+//! Textual LLVM IR and PTX (see docs/device-ir.md).

@@ -1,0 +1,1 @@
+//! Lowering to the LLVM dialect (see docs/device-ir.md).
