@@ -8,6 +8,7 @@ use syn::{Error, Result, ReturnType, Type};
 
 use crate::signature::{
     check_qualifiers, has_type_or_const_generics, no_arguments, parse_fn, reserved_ident,
+    sets_symbol_name,
 };
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
@@ -32,7 +33,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         }
     }
     for attr in &func.attrs {
-        if attr.path().is_ident("no_mangle") || attr.path().is_ident("export_name") {
+        if sets_symbol_name(attr) {
             return Err(Error::new(
                 attr.span(),
                 "#[kernel] chooses the exported name itself; remove this attribute",
@@ -45,4 +46,52 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #[allow(non_snake_case)]
         #func
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::expand;
+
+    #[test]
+    fn renames_and_exports_the_kernel() {
+        let out = expand(
+            quote!(),
+            quote!(
+                pub fn vecadd(a: &[f32]) {
+                    let _ = a;
+                }
+            ),
+        )
+        .unwrap()
+        .to_string();
+        assert!(out.contains("no_mangle"), "{out}");
+        let name = out
+            .split_whitespace()
+            .find(|w| w.starts_with("cuda_oxide_kernel_"))
+            .expect("reserved name in expansion");
+        assert_eq!(
+            reserved_oxide_symbols::kernel_base_name(name),
+            Some("vecadd")
+        );
+    }
+
+    #[test]
+    fn keeps_other_attributes_and_body() {
+        let out = expand(
+            quote!(),
+            quote!(
+                #[inline(never)]
+                pub fn k(x: u32) {
+                    let y = x + 1;
+                    let _ = y;
+                }
+            ),
+        )
+        .unwrap()
+        .to_string();
+        assert!(out.contains("inline (never)"), "{out}");
+        assert!(out.contains("let y = x + 1"), "{out}");
+    }
 }

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use reserved_oxide_symbols::{ReservedKind, crate_tag, reserved_name};
+use syn::parse::Parse;
 use syn::spanned::Spanned;
 use syn::{Error, GenericParam, ItemFn, Result};
 
@@ -86,4 +87,18 @@ pub fn reserved_ident(kind: ReservedKind, func: &ItemFn) -> syn::Ident {
     let crate_name = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
     let name = reserved_name(kind, &crate_tag(&crate_name), &func.sig.ident.to_string());
     syn::Ident::new(&name, func.sig.ident.span())
+}
+
+/// Whether `attr` sets the symbol name (`no_mangle`, `export_name`, also inside `unsafe(...)`),
+/// which would fight the reserved name the macros choose.
+pub fn sets_symbol_name(attr: &syn::Attribute) -> bool {
+    let names_symbol =
+        |path: &syn::Path| path.is_ident("no_mangle") || path.is_ident("export_name");
+    if names_symbol(attr.path()) {
+        return true;
+    }
+    attr.path().is_ident("unsafe")
+        && attr
+            .parse_args_with(syn::Meta::parse)
+            .is_ok_and(|inner| names_symbol(inner.path()))
 }

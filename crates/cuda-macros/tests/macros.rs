@@ -1,0 +1,40 @@
+//! The macros' accepted inputs, and their errors on misuse.
+
+#[test]
+fn compile_fail() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/ui/*.rs");
+}
+
+mod accepted {
+    use cuda_device::{DisjointSlice, device, kernel, thread};
+
+    #[kernel]
+    pub fn plain(a: &[f32], mut out: DisjointSlice<f32>) {
+        if let Some(slot) = out.get_mut(thread::index_1d()) {
+            *slot = a[0];
+        }
+    }
+
+    #[kernel]
+    #[allow(clippy::needless_lifetimes, clippy::unused_unit)]
+    pub fn unit_return_and_lifetime<'a>(a: &'a [u32], factor: u32) -> () {
+        let _ = (a, factor);
+    }
+
+    #[device]
+    pub fn twice(x: u32) -> u32 {
+        2 * x
+    }
+
+    #[device]
+    pub fn generic_max<T: PartialOrd>(a: T, b: T) -> T {
+        if a > b { a } else { b }
+    }
+
+    #[test]
+    fn device_functions_keep_their_names_for_callers() {
+        assert_eq!(twice(21), 42);
+        assert_eq!(generic_max(3.5f32, -1.0), 3.5);
+    }
+}

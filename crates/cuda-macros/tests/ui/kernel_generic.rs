@@ -1,0 +1,8 @@
+use cuda_device::kernel;
+
+#[kernel]
+pub fn fill<T: Copy>(a: &[T]) {
+    let _ = a;
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use cuda_device::kernel;
+
+#[kernel]
+pub struct NotAFunction;
+
+fn main() {}
