@@ -1,0 +1,157 @@
+//! How a kernel's parameters travel from the host launcher to the PTX `.entry`.
+//!
+//! The device lowering (`mir-lower`) builds each kernel's LLVM signature from [`slots`], and the
+//! host launcher (`cuda-host`) pushes one argument per slot from the same function, so the two
+//! sides cannot drift apart.
+//!
+//! | Rust parameter | [`ParamKind`] | slots |
+//! |---|---|---|
+//! | `&[T]`, `&mut [T]`, `DisjointSlice<T>` | `Slice` | global pointer (`u64`), length (`u64`) |
+//! | integers, floats, `bool`, raw pointers | `Scalar` | the value |
+//! | structs, tuples, closures (by value) | `Aggregate` | the whole value, with rustc's layout |
+//! | zero-sized types | `ZeroSized` | none |
+
+#![no_std]
+
+/// The class of a kernel parameter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// A slice or `DisjointSlice`: a pointer into global memory and an element count.
+    Slice,
+    /// A scalar of `size` bytes (1, 2, 4 or 8; `bool` is 1).
+    Scalar {
+        /// Size in bytes.
+        size: u32,
+    },
+    /// A struct, tuple or closure passed by value as one parameter, laid out as rustc lays it
+    /// out on the host.
+    Aggregate {
+        /// Size in bytes.
+        size: u32,
+        /// Alignment in bytes.
+        align: u32,
+    },
+    /// A type without data: it is not passed at all.
+    ZeroSized,
+}
+
+/// One PTX parameter of a kernel entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    /// A 64-bit pointer into global memory (LLVM `ptr addrspace(1)`).
+    GlobalPointer,
+    /// A 64-bit element count (LLVM `i64`).
+    Length,
+    /// A scalar value of `size` bytes.
+    Scalar {
+        /// Size in bytes.
+        size: u32,
+    },
+    /// An aggregate value of `size` bytes and alignment `align`, passed as one parameter.
+    Aggregate {
+        /// Size in bytes.
+        size: u32,
+        /// Alignment in bytes.
+        align: u32,
+    },
+}
+
+impl Slot {
+    /// Bytes the host copies for this slot.
+    pub const fn size(self) -> u32 {
+        match self {
+            Slot::GlobalPointer | Slot::Length => 8,
+            Slot::Scalar { size } | Slot::Aggregate { size, .. } => size,
+        }
+    }
+}
+
+/// The PTX parameters of one kernel parameter (at most two).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Slots {
+    items: [Slot; 2],
+    len: usize,
+}
+
+impl Slots {
+    const fn of(items: &[Slot]) -> Self {
+        let mut out = Slots {
+            items: [Slot::Length; 2],
+            len: items.len(),
+        };
+        let mut i = 0;
+        while i < items.len() {
+            out.items[i] = items[i];
+            i += 1;
+        }
+        out
+    }
+
+    /// The slots, in order.
+    pub fn as_slice(&self) -> &[Slot] {
+        &self.items[..self.len]
+    }
+}
+
+/// The PTX parameters of one kernel parameter, in order.
+pub const fn slots(kind: ParamKind) -> Slots {
+    match kind {
+        ParamKind::Slice => Slots::of(&[Slot::GlobalPointer, Slot::Length]),
+        ParamKind::Scalar { size } => Slots::of(&[Slot::Scalar { size }]),
+        ParamKind::Aggregate { size, align } => Slots::of(&[Slot::Aggregate { size, align }]),
+        ParamKind::ZeroSized => Slots::of(&[]),
+    }
+}
+
+/// The slots of a whole kernel signature, in parameter order.
+pub fn signature_slots(params: &[ParamKind]) -> impl Iterator<Item = Slot> + '_ {
+    params.iter().flat_map(|&kind| {
+        let slots = slots(kind);
+        slots.items.into_iter().take(slots.len)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_are_pointer_then_length() {
+        assert_eq!(
+            slots(ParamKind::Slice).as_slice(),
+            &[Slot::GlobalPointer, Slot::Length]
+        );
+    }
+
+    #[test]
+    fn scalars_and_aggregates_are_one_slot_and_zsts_none() {
+        assert_eq!(
+            slots(ParamKind::Scalar { size: 4 }).as_slice(),
+            &[Slot::Scalar { size: 4 }]
+        );
+        assert_eq!(
+            slots(ParamKind::Aggregate { size: 12, align: 4 }).as_slice(),
+            &[Slot::Aggregate { size: 12, align: 4 }]
+        );
+        assert!(slots(ParamKind::ZeroSized).as_slice().is_empty());
+    }
+
+    #[test]
+    fn signature_concatenates_in_order() {
+        let sig = [
+            ParamKind::Slice,
+            ParamKind::ZeroSized,
+            ParamKind::Scalar { size: 8 },
+            ParamKind::Slice,
+        ];
+        let slots: [Slot; 5] = [
+            Slot::GlobalPointer,
+            Slot::Length,
+            Slot::Scalar { size: 8 },
+            Slot::GlobalPointer,
+            Slot::Length,
+        ];
+        assert!(signature_slots(&sig).eq(slots));
+        assert_eq!(signature_slots(&sig).map(Slot::size).sum::<u32>(), 40);
+    }
+}
