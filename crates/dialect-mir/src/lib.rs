@@ -1,1 +1,102 @@
-//! The `mir` dialect (see docs/device-ir.md).
+//! The `mir` dialect: Rust's MIR semantics as pliron IR (see `docs/device-ir.md`).
+//!
+//! * [types]: `mir.ptr`, `mir.slice`, `mir.disjoint_slice`, `mir.array`, `mir.struct`,
+//!   `mir.enum` (scalars are pliron's builtin integer and float types);
+//! * [attributes]: `mir.index` (field / variant indices) and `mir.case_values`;
+//! * [ops]: constants, arithmetic, casts, memory, slices, enums, control flow, calls and
+//!   `mir.func`.
+//!
+//! Every type and op registers itself in each new [Context](pliron::context::Context) when
+//! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
+
+use pliron::{
+    attribute::Attribute,
+    context::Context,
+    dialect::{Dialect, DialectName},
+    op::Op,
+    r#type::Type,
+};
+
+pub mod attributes;
+pub mod ops;
+pub mod types;
+
+/// The name of the dialect.
+pub const DIALECT_NAME: &str = "mir";
+
+/// Register the `mir` dialect, its types, attributes and ops in `ctx` (idempotent).
+pub fn register(ctx: &mut Context) {
+    let name = DialectName::try_new(DIALECT_NAME).expect("a valid dialect name");
+    Dialect::register(ctx, &name);
+
+    types::PtrType::register(ctx);
+    types::SliceType::register(ctx);
+    types::DisjointSliceType::register(ctx);
+    types::ArrayType::register(ctx);
+    types::StructType::register(ctx);
+    types::EnumType::register(ctx);
+
+    attributes::IndexAttr::register(ctx);
+    attributes::CaseValuesAttr::register(ctx);
+
+    macro_rules! register_ops {
+        ($($op:ident),* $(,)?) => {
+            $(ops::$op::register(ctx);)*
+        };
+    }
+    register_ops!(
+        ConstantOp,
+        UndefOp,
+        AddOp,
+        SubOp,
+        MulOp,
+        DivOp,
+        RemOp,
+        NegOp,
+        BitAndOp,
+        BitOrOp,
+        BitXorOp,
+        NotOp,
+        ShlOp,
+        ShrOp,
+        CheckedAddOp,
+        CheckedSubOp,
+        CheckedMulOp,
+        EqOp,
+        NeOp,
+        LtOp,
+        LeOp,
+        GtOp,
+        GeOp,
+        CmpOp,
+        IntCastOp,
+        IntToFloatOp,
+        FloatToIntOp,
+        FloatCastOp,
+        PtrCastOp,
+        PtrToIntOp,
+        IntToPtrOp,
+        BitcastOp,
+        AllocaOp,
+        LoadOp,
+        StoreOp,
+        FieldAddrOp,
+        IndexAddrOp,
+        ArrayElemAddrOp,
+        PtrOffsetOp,
+        MakeSliceOp,
+        SlicePtrOp,
+        SliceLenOp,
+        GetDiscriminantOp,
+        SetDiscriminantOp,
+        VariantFieldAddrOp,
+        GotoOp,
+        CondBrOp,
+        SwitchIntOp,
+        ReturnOp,
+        UnreachableOp,
+        TrapOp,
+        CallOp,
+        FuncOp,
+    );
+}

@@ -1,0 +1,258 @@
+//! Functions: `mir.func`.
+
+use pliron::{
+    attribute::AttributeDict,
+    basic_block::BasicBlock,
+    builtin::{
+        attributes::{TypeAttr, UnitAttr},
+        op_interfaces::{
+            ATTR_KEY_SYM_NAME, IsolatedFromAboveInterface, NOpdsInterface, NResultsInterface,
+            OneRegionInterface, SymbolOpInterface,
+        },
+        type_interfaces::FunctionTypeInterface,
+        types::FunctionType,
+    },
+    combine::{Parser, optional, parser::char::string, token},
+    common_traits::Verify,
+    context::{Context, Ptr},
+    derive::{op_interface_impl, pliron_op},
+    ident,
+    identifier::Identifier,
+    input_err,
+    irfmt::parsers::spaced,
+    linked_list::ContainsLinkedList,
+    location::Location,
+    op::{Op, OpObj},
+    operation::Operation,
+    opts::dce::BlockArgRemoval,
+    parsable::{Parsable, ParseResult, StateStream, StreamLocation},
+    printable::{self, Printable, indented_nl},
+    region::Region,
+    result::Result,
+    r#type::{TypeHandle, Typed, TypedHandle},
+};
+
+use super::{invalid, memory::ResultCountErr, ty_str};
+
+/// A function: a symbol (the export name), a `builtin.function` type (parameters without the
+/// ZST ones, zero or one result) and one region whose entry block's arguments are the
+/// parameters. GPU entry points carry the `kernel` marker. A function whose region has no
+/// block is a declaration. Functions live in a `builtin.module`.
+///
+/// Printed as `mir.func @name: builtin.function <(params) -> (results)> [kernel] { ... }`,
+/// with `kernel` present only on kernels.
+#[pliron_op(
+    name = "mir.func",
+    interfaces = [
+        OneRegionInterface,
+        SymbolOpInterface,
+        IsolatedFromAboveInterface,
+        NOpdsInterface<0>,
+        NResultsInterface<0>
+    ],
+    attributes = (mir_func_type: TypeAttr, mir_func_kernel: UnitAttr)
+)]
+pub struct FuncOp;
+
+impl FuncOp {
+    /// A function named `name` of type `ty`, with an empty entry block whose arguments are the
+    /// parameters.
+    pub fn new(ctx: &mut Context, name: Identifier, ty: TypedHandle<FunctionType>) -> Self {
+        let func = Self::new_declaration(ctx, name, ty);
+        let arg_types = ty.deref(ctx).arg_types();
+        let entry = BasicBlock::new(ctx, Some(ident!("entry")), arg_types);
+        entry.insert_at_front(func.get_region(ctx), ctx);
+        func
+    }
+
+    /// A declaration (a function without body) named `name` of type `ty`.
+    pub fn new_declaration(
+        ctx: &mut Context,
+        name: Identifier,
+        ty: TypedHandle<FunctionType>,
+    ) -> Self {
+        let op = Operation::new(ctx, Self::get_concrete_op_info(), vec![], vec![], vec![], 1);
+        let func = Self { op };
+        func.set_symbol_name(ctx, name);
+        func.set_attr_mir_func_type(ctx, TypeAttr::new(ty.into()));
+        func
+    }
+
+    /// The function type.
+    pub fn func_type(&self, ctx: &Context) -> TypedHandle<FunctionType> {
+        let ty = self
+            .get_attr_mir_func_type(ctx)
+            .expect("mir.func has a type")
+            .get_type(ctx);
+        TypedHandle::from_handle(ty, ctx).expect("mir.func type is a builtin.function")
+    }
+
+    /// The parameter types.
+    pub fn arg_types(&self, ctx: &Context) -> Vec<TypeHandle> {
+        self.func_type(ctx).deref(ctx).arg_types()
+    }
+
+    /// The result types (none or one).
+    pub fn result_types(&self, ctx: &Context) -> Vec<TypeHandle> {
+        self.func_type(ctx).deref(ctx).res_types()
+    }
+
+    /// The entry block, absent for a declaration.
+    pub fn entry_block(&self, ctx: &Context) -> Option<Ptr<BasicBlock>> {
+        self.get_region(ctx).deref(ctx).get_head()
+    }
+
+    /// Whether this is a declaration (no body).
+    pub fn is_declaration(&self, ctx: &Context) -> bool {
+        self.entry_block(ctx).is_none()
+    }
+
+    /// Whether this function is a GPU kernel (an entry point launched from the host).
+    pub fn is_kernel(&self, ctx: &Context) -> bool {
+        self.get_attr_mir_func_kernel(ctx).is_some()
+    }
+
+    /// Mark this function as a kernel, or not.
+    pub fn set_kernel(&self, ctx: &Context, kernel: bool) {
+        if kernel {
+            self.set_attr_mir_func_kernel(ctx, UnitAttr::new());
+        } else {
+            self.get_operation()
+                .deref_mut(ctx)
+                .attributes
+                .0
+                .remove(&func_op_attr_names::ATTR_KEY_MIR_FUNC_KERNEL);
+        }
+    }
+}
+
+impl Typed for FuncOp {
+    fn get_type(&self, ctx: &Context) -> TypeHandle {
+        self.func_type(ctx).into()
+    }
+}
+
+impl Verify for FuncOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        let Some(ty) = self
+            .get_attr_mir_func_type(ctx)
+            .map(|attr| attr.get_type(ctx))
+        else {
+            return invalid(self, ctx, "missing function type");
+        };
+        let Ok(ty) = TypedHandle::<FunctionType>::from_handle(ty, ctx) else {
+            return invalid(
+                self,
+                ctx,
+                format!("type {} is not a builtin.function", ty_str(ctx, ty)),
+            );
+        };
+        if ty.deref(ctx).res_types().len() > 1 {
+            return invalid(self, ctx, "a function has at most one result");
+        }
+        if let Some(entry) = self.entry_block(ctx) {
+            let arg_types: Vec<_> = entry
+                .deref(ctx)
+                .arguments()
+                .map(|arg| arg.get_type(ctx))
+                .collect();
+            if arg_types != ty.deref(ctx).arg_types() {
+                return invalid(
+                    self,
+                    ctx,
+                    "the entry block arguments differ from the parameter types",
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl BlockArgRemoval for FuncOp {
+    fn can_remove_block_args(&self, ctx: &Context, block: Ptr<BasicBlock>) -> bool {
+        self.entry_block(ctx) != Some(block)
+    }
+}
+
+impl Printable for FuncOp {
+    fn fmt(
+        &self,
+        ctx: &Context,
+        state: &printable::State,
+        f: &mut core::fmt::Formatter<'_>,
+    ) -> core::fmt::Result {
+        write!(
+            f,
+            "{} @{}: {}",
+            self.get_opid(),
+            self.get_symbol_name(ctx),
+            self.func_type(ctx).print(ctx, state)
+        )?;
+        if self.is_kernel(ctx) {
+            write!(f, " kernel")?;
+        }
+        let mut other_attributes = self.get_operation().deref(ctx).attributes.clone();
+        other_attributes.0.retain(|key, _| {
+            key != &ATTR_KEY_SYM_NAME
+                && key != &func_op_attr_names::ATTR_KEY_MIR_FUNC_TYPE
+                && key != &func_op_attr_names::ATTR_KEY_MIR_FUNC_KERNEL
+        });
+        if !other_attributes.0.is_empty() {
+            let _indent = state.indent();
+            write!(
+                f,
+                "{}{}",
+                indented_nl(state),
+                other_attributes.print(ctx, state)
+            )?;
+        }
+        write!(f, " ")?;
+        self.get_region(ctx).fmt(ctx, state, f)
+    }
+}
+
+impl Parsable for FuncOp {
+    type Arg = Vec<(Identifier, Location)>;
+    type Parsed = OpObj;
+
+    fn parse<'a>(
+        state_stream: &mut StateStream<'a>,
+        results: Self::Arg,
+    ) -> ParseResult<'a, Self::Parsed> {
+        if !results.is_empty() {
+            input_err!(
+                state_stream.loc(),
+                ResultCountErr(Self::get_opid_static().to_string(), 0, results.len())
+            )?
+        }
+        let op = Operation::new(
+            state_stream.state.ctx,
+            Self::get_concrete_op_info(),
+            vec![],
+            vec![],
+            vec![],
+            0,
+        );
+        (
+            spaced(token('@').with(Identifier::parser(()))).skip(spaced(token(':'))),
+            spaced(TypedHandle::<FunctionType>::parser(())),
+            spaced(optional(string("kernel"))),
+            spaced(optional(AttributeDict::parser(()))),
+            spaced(Region::parser(op)),
+        )
+            .parse_stream(state_stream)
+            .map(|(name, ty, kernel, attributes, _region)| -> OpObj {
+                let ctx = &mut *state_stream.state.ctx;
+                if let Some(attributes) = attributes {
+                    op.deref_mut(ctx).attributes = attributes;
+                }
+                let func = FuncOp { op };
+                func.set_symbol_name(ctx, name);
+                func.set_attr_mir_func_type(ctx, TypeAttr::new(ty.into()));
+                func.set_kernel(ctx, kernel.is_some());
+                OpObj::new(func)
+            })
+            .into()
+    }
+}
