@@ -1,1 +1,35 @@
 //! Textual LLVM IR and PTX (see docs/device-ir.md).
+//!
+//! [`export_module`] writes a pliron `builtin.module` of pliron-llvm `llvm.func` and
+//! `llvm.global` ops as LLVM IR text for the NVPTX target; [`compile_to_ptx`] runs `opt` and
+//! `llc` on that text. pliron-llvm's own LLVM output goes through llvm-sys, which is not
+//! available here, so this crate writes the text itself:
+//!
+//! - every value and block is named before anything is written (given names, sanitised and
+//!   made unique, else `%vN` / `bbN`), so forward references work;
+//! - block arguments become `phi` nodes built from the predecessor edges, with trampoline blocks where parallel edges disagree;
+//! - constant-like ops (`llvm.constant`, `llvm.zero`, `llvm.undef`, `llvm.poison`,
+//!   `llvm.addressof`) are written inline at their uses;
+//! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points;
+//! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
+//!
+//! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
+
+mod constants;
+mod error;
+mod function;
+mod kernel;
+pub mod llc;
+mod module;
+mod naming;
+mod ops;
+mod phi;
+mod symbols;
+mod types;
+
+pub use error::{ExportError, PtxError};
+pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel};
+pub use llc::{LlvmTools, LlvmVersion, PtxOptions, compile_to_ptx, find_llvm_tools, probe_llc};
+pub use module::{
+    ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
+};

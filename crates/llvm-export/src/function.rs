@@ -1,0 +1,327 @@
+//! Function definitions and declarations: signature line, pre-naming, blocks, phis and
+//! trampolines. The text of individual ops is in [`crate::ops`].
+
+use pliron::{
+    basic_block::BasicBlock,
+    builtin::op_interfaces::SymbolOpInterface,
+    common_traits::Named,
+    context::{Context, Ptr},
+    identifier::Identifier,
+    linked_list::ContainsLinkedList,
+    op::Op,
+    operation::Operation,
+    r#type::{TypeHandle, Typed},
+    value::Value,
+};
+use pliron_llvm::{
+    op_interfaces::IsDeclaration,
+    ops::{AddressOfOp, ConstantOp, FuncOp, PoisonOp, UndefOp, ZeroOp},
+    types::FuncType,
+};
+
+use crate::{
+    constants::{ConstWriter, zero_text},
+    error::ExportError,
+    kernel::is_kernel,
+    module::{ModuleState, attrs_text, linkage_text},
+    naming::{LocalNames, global_ref},
+    phi::CfgPlan,
+    types::{func_parts, is_void},
+};
+
+/// Writes one function; holds its names and CFG plan while its ops are written.
+pub(crate) struct FunctionWriter<'a> {
+    pub(crate) ctx: &'a Context,
+    pub(crate) state: &'a mut ModuleState,
+    pub(crate) names: LocalNames,
+    pub(crate) cfg: CfgPlan,
+    pub(crate) out: String,
+}
+
+/// The LLVM text of `func`: a `define` with body, or a `declare`.
+pub(crate) fn write_function(
+    ctx: &Context,
+    state: &mut ModuleState,
+    func: &FuncOp,
+) -> Result<String, ExportError> {
+    let symbol = String::from(func.get_symbol_name(ctx));
+    let llvm_name = state
+        .symbols
+        .get(&symbol)
+        .map(|s| s.llvm_name.clone())
+        .unwrap_or(symbol);
+    let mut writer = FunctionWriter {
+        ctx,
+        state,
+        names: LocalNames::default(),
+        cfg: CfgPlan::default(),
+        out: String::new(),
+    };
+    writer
+        .function(func, &llvm_name)
+        .map_err(|e| e.in_function(&llvm_name))?;
+    Ok(writer.out)
+}
+
+impl FunctionWriter<'_> {
+    fn function(&mut self, func: &FuncOp, llvm_name: &str) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let func_ty: TypeHandle = func.get_type(ctx).into();
+        let (res, args, var_arg) = {
+            let t = func_ty.deref(ctx);
+            let ft = t
+                .downcast_ref::<FuncType>()
+                .expect("llvm.func has an llvm.func type");
+            func_parts(ft)
+        };
+        let kernel = is_kernel(ctx, func);
+        if kernel && !is_void(ctx, res) {
+            return Err(ExportError::KernelNotVoid);
+        }
+        let linkage = func
+            .get_attr_llvm_function_linkage(ctx)
+            .map(|l| linkage_text("llvm.func", &l))
+            .transpose()?
+            .unwrap_or_default();
+        let attrs = func
+            .get_attr_llvm_func_attrs(ctx)
+            .map(|a| attrs_text(ctx, &mut self.state.types, &a))
+            .transpose()?
+            .unwrap_or_default();
+        let cc = if kernel { "ptx_kernel " } else { "" };
+        let res_text = self.ty(res)?;
+
+        if func.is_declaration(ctx) {
+            let mut params = args
+                .iter()
+                .map(|a| self.ty(*a))
+                .collect::<Result<Vec<_>, _>>()?;
+            if var_arg {
+                params.push("...".into());
+            }
+            self.out = format!(
+                "declare {linkage}{cc}{res_text} {}({}){attrs}\n",
+                global_ref(llvm_name),
+                params.join(", ")
+            );
+            return Ok(());
+        }
+
+        let region = func.get_operation().deref(ctx).get_region(0);
+        let blocks: Vec<Ptr<BasicBlock>> = region.deref(ctx).iter(ctx).collect();
+        let entry = *blocks
+            .first()
+            .ok_or_else(|| ExportError::malformed("llvm.func", "function body has no blocks"))?;
+        let params: Vec<Value> = entry.deref(ctx).arguments().collect();
+        if params.len() != args.len() {
+            return Err(ExportError::malformed(
+                "llvm.func",
+                format!(
+                    "entry block has {} arguments for {} parameters",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+
+        self.cfg = CfgPlan::build(ctx, region)?;
+        self.name_everything(&blocks)?;
+        self.cfg.name_trampolines(&mut self.names);
+
+        let mut header = args
+            .iter()
+            .zip(&params)
+            .map(|(ty, p)| Ok(format!("{} {}", self.ty(*ty)?, self.opd(*p)?)))
+            .collect::<Result<Vec<_>, ExportError>>()?;
+        if var_arg {
+            header.push("...".into());
+        }
+        self.out = format!(
+            "define {linkage}{cc}{res_text} {}({}){attrs} {{\n",
+            global_ref(llvm_name),
+            header.join(", ")
+        );
+        for (i, &block) in blocks.iter().enumerate() {
+            self.block(block, i == 0)?;
+        }
+        self.out.push_str("}\n");
+        Ok(())
+    }
+
+    /// Name every block and value before writing anything, so forward references resolve.
+    fn name_everything(&mut self, blocks: &[Ptr<BasicBlock>]) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        for (i, &block) in blocks.iter().enumerate() {
+            let label = block.deref(ctx).given_name(ctx).map(String::from);
+            self.names.name_block(block, label.as_deref());
+            let unreachable = i != 0 && !self.cfg.has_predecessors(block);
+            let args: Vec<Value> = block.deref(ctx).arguments().collect();
+            for arg in args {
+                if unreachable {
+                    self.names.set_inline(arg, "poison".into());
+                } else {
+                    let given = arg.given_name(ctx).map(String::from);
+                    self.names.name_value(arg, given.as_deref());
+                }
+            }
+            let ops: Vec<Ptr<Operation>> = block.deref(ctx).iter(ctx).collect();
+            for op in ops {
+                if let Some(text) = self.inline_constant(op)? {
+                    let result = op.deref(ctx).get_result(0);
+                    self.names.set_inline(result, text);
+                    continue;
+                }
+                let results: Vec<Value> = op.deref(ctx).results().collect();
+                for result in results {
+                    let given = result.given_name(ctx).map(String::from);
+                    self.names.name_value(result, given.as_deref());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The constant text of `op`'s result if `op` is a constant-like op (written inline at
+    /// its uses, as LLVM has no constant instructions).
+    pub(crate) fn inline_constant(
+        &mut self,
+        op: Ptr<Operation>,
+    ) -> Result<Option<String>, ExportError> {
+        inline_constant(self.ctx, self.state, op)
+    }
+
+    fn block(&mut self, block: Ptr<BasicBlock>, is_entry: bool) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let label = self.label(block);
+        if !is_entry {
+            self.out.push('\n');
+        }
+        self.out.push_str(&format!("{label}:\n"));
+        if !is_entry && self.cfg.has_predecessors(block) {
+            self.phis(block)?;
+        }
+        let ops: Vec<Ptr<Operation>> = block.deref(ctx).iter(ctx).collect();
+        if block.deref(ctx).get_terminator(ctx).is_none() {
+            return Err(ExportError::MissingTerminator { block: label });
+        }
+        for op in ops {
+            self.op(op)?;
+        }
+        let trampolines: Vec<(String, String)> = self
+            .cfg
+            .outgoing(block)
+            .filter_map(|e| {
+                e.trampoline.clone().map(|t| {
+                    (
+                        t,
+                        self.names.block(e.target).unwrap_or_default().to_string(),
+                    )
+                })
+            })
+            .collect();
+        for (trampoline, target) in trampolines {
+            self.out
+                .push_str(&format!("\n{trampoline}:\n  br label %{target}\n"));
+        }
+        Ok(())
+    }
+
+    /// One `phi` per block argument, one entry per incoming edge.
+    fn phis(&mut self, block: Ptr<BasicBlock>) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let args: Vec<Value> = block.deref(ctx).arguments().collect();
+        for (j, arg) in args.iter().enumerate() {
+            let mut entries = Vec::new();
+            for edge in self.cfg.incoming(block) {
+                let value = self.names.value(&edge.operands[j]).ok_or_else(|| {
+                    ExportError::malformed("llvm.br", "branch operand defined outside the function")
+                })?;
+                entries.push(format!("[ {value}, %{} ]", edge.phi_label(&self.names)));
+            }
+            let name = self.opd(*arg)?;
+            let ty = self.ty(arg.get_type(ctx))?;
+            self.out
+                .push_str(&format!("  {name} = phi {ty} {}\n", entries.join(", ")));
+        }
+        Ok(())
+    }
+
+    /// The label of `block`.
+    pub(crate) fn label(&self, block: Ptr<BasicBlock>) -> String {
+        self.names.block(block).unwrap_or_default().to_string()
+    }
+
+    /// The LLVM spelling of `ty`.
+    pub(crate) fn ty(&mut self, ty: TypeHandle) -> Result<String, ExportError> {
+        self.state.types.write(self.ctx, ty)
+    }
+
+    /// The operand text of `value`: `%name` or an inline constant.
+    pub(crate) fn opd(&self, value: Value) -> Result<String, ExportError> {
+        self.names.value(&value).map(str::to_string).ok_or_else(|| {
+            ExportError::malformed(
+                "operand",
+                "value is not defined in this function (or is a block argument of another)",
+            )
+        })
+    }
+
+    /// `T %name` for `value`; `void` values cannot be operands.
+    pub(crate) fn typed_opd(&mut self, value: Value) -> Result<String, ExportError> {
+        let ty = value.get_type(self.ctx);
+        if is_void(self.ctx, ty) {
+            return Err(ExportError::malformed("operand", "a void value is used"));
+        }
+        Ok(format!("{} {}", self.ty(ty)?, self.opd(value)?))
+    }
+}
+
+/// The constant text of a constant-like op's result, `None` for other ops.
+pub(crate) fn inline_constant(
+    ctx: &Context,
+    state: &mut ModuleState,
+    op: Ptr<Operation>,
+) -> Result<Option<String>, ExportError> {
+    let op_obj = Operation::get_op_dyn(op, ctx);
+    let op_dyn: &dyn Op = op_obj.as_ref();
+    let opid = op_dyn.get_opid().to_string();
+    if op_dyn.is::<UndefOp>() {
+        return Ok(Some("undef".into()));
+    }
+    if op_dyn.is::<PoisonOp>() {
+        return Ok(Some("poison".into()));
+    }
+    if op_dyn.is::<ZeroOp>() {
+        let ty = op.deref(ctx).get_type(0);
+        return Ok(Some(zero_text(ctx, ty)));
+    }
+    if let Some(addr) = op_dyn.downcast_ref::<AddressOfOp>() {
+        let Some(name) = addr
+            .get_attr_llvm_global_name(ctx)
+            .map(|n| Identifier::from(n.clone()).to_string())
+        else {
+            return Err(ExportError::malformed(opid, "missing global name"));
+        };
+        return match state.symbols.get(&name) {
+            Some(s) => Ok(Some(global_ref(&s.llvm_name))),
+            None => Err(ExportError::UnknownSymbol {
+                op: opid,
+                symbol: name,
+            }),
+        };
+    }
+    if let Some(constant) = op_dyn.downcast_ref::<ConstantOp>() {
+        let ty = op.deref(ctx).get_type(0);
+        let Some(value) = constant.get_attr_llvm_constant_value(ctx) else {
+            return Err(ExportError::malformed(opid, "missing value attribute"));
+        };
+        let mut writer = ConstWriter {
+            ctx,
+            types: &mut state.types,
+            symbols: &state.symbols,
+            op: &opid,
+        };
+        return writer.value(&**value, ty).map(Some);
+    }
+    Ok(None)
+}

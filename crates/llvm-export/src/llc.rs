@@ -1,0 +1,342 @@
+//! Finding `llc` (and `opt` beside it) and compiling LLVM IR to PTX with them.
+//!
+//! `llc` is looked for, in order, at:
+//! 1. `$CUDA_OXIDE_LLC` (used as is: if it is unusable, that is an error, with no fallback);
+//! 2. the Rust toolchain's `llvm-tools` component, `<sysroot>/lib/rustlib/<host>/bin/llc`, where
+//!    the sysroot is the one passed in, else `$CUDA_OXIDE_SYSROOT`, else `rustc --print sysroot`
+//!    (`$RUSTC` if set);
+//! 3. `llc-22`, `llc-21`, `llc` on `PATH`.
+//!
+//! Candidates older than LLVM 21 or without the NVPTX target are skipped (and listed in the
+//! error when nothing fits). `opt` is taken from `llc`'s directory when it has the same LLVM
+//! major version.
+
+use std::{
+    env, fmt, fs,
+    path::{Path, PathBuf},
+    process::Command,
+    sync::atomic::{AtomicU64, Ordering},
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use crate::error::PtxError;
+
+/// The oldest LLVM major version whose `llc` accepts what this crate writes.
+pub const MIN_LLVM_MAJOR: u32 = 21;
+
+/// An LLVM release number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LlvmVersion {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl fmt::Display for LlvmVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+impl LlvmVersion {
+    /// The version in `--version` output of an LLVM tool (`... LLVM version 22.1.4-rust-...`).
+    pub fn parse(version_output: &str) -> Option<LlvmVersion> {
+        let rest = version_output.split("LLVM version ").nth(1)?;
+        let number: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let mut parts = number.split('.').map(|p| p.parse::<u32>().ok());
+        let major = parts.next()??;
+        let minor = parts.next().flatten().unwrap_or(0);
+        let patch = parts.next().flatten().unwrap_or(0);
+        Some(LlvmVersion {
+            major,
+            minor,
+            patch,
+        })
+    }
+}
+
+/// A usable `llc`, and `opt` if one of the same version sits beside it.
+#[derive(Clone, Debug)]
+pub struct LlvmTools {
+    pub llc: PathBuf,
+    pub opt: Option<PathBuf>,
+    pub version: LlvmVersion,
+}
+
+/// Options of [`compile_to_ptx`].
+#[derive(Clone, Debug)]
+pub struct PtxOptions {
+    /// Optimisation level (0 to 3) for `opt` and `llc`.
+    pub opt_level: u8,
+    /// Run `opt -O<level>` before `llc` when `opt` was found.
+    pub run_opt: bool,
+    /// The tools to use; found with [`find_llvm_tools`] when `None`.
+    pub tools: Option<LlvmTools>,
+    /// Rust sysroot to search for `llvm-tools` (the caller's, e.g. from inside rustc).
+    pub sysroot: Option<PathBuf>,
+}
+
+impl Default for PtxOptions {
+    fn default() -> Self {
+        PtxOptions {
+            opt_level: 3,
+            run_opt: true,
+            tools: None,
+            sysroot: None,
+        }
+    }
+}
+
+/// Run `path --version` and check that it is an LLVM 21+ `llc` (or `opt`) with NVPTX.
+pub fn probe_llc(path: &Path) -> Result<LlvmVersion, PtxError> {
+    let output = Command::new(path)
+        .arg("--version")
+        .output()
+        .map_err(|source| PtxError::Spawn {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    let version = LlvmVersion::parse(&text).ok_or_else(|| PtxError::UnknownVersion {
+        path: path.to_path_buf(),
+    })?;
+    if version.major < MIN_LLVM_MAJOR {
+        return Err(PtxError::TooOld {
+            path: path.to_path_buf(),
+            version: version.to_string(),
+        });
+    }
+    if !text.contains("nvptx64") {
+        return Err(PtxError::NoNvptxTarget {
+            path: path.to_path_buf(),
+            version: version.to_string(),
+        });
+    }
+    Ok(version)
+}
+
+/// Find `llc` (and `opt`) in the order given in the module docs.
+pub fn find_llvm_tools(sysroot: Option<&Path>) -> Result<LlvmTools, PtxError> {
+    if let Some(llc) = env::var_os("CUDA_OXIDE_LLC") {
+        let llc = PathBuf::from(llc);
+        let version = probe_llc(&llc)?;
+        return Ok(with_opt(llc, version));
+    }
+    let mut tried = Vec::new();
+    let mut seen = Vec::new();
+    for candidate in toolchain_llc(sysroot).into_iter().chain(path_llcs()) {
+        let canonical = fs::canonicalize(&candidate).unwrap_or_else(|_| candidate.clone());
+        if seen.contains(&canonical) {
+            continue;
+        }
+        seen.push(canonical);
+        match probe_llc(&candidate) {
+            Ok(version) => return Ok(with_opt(candidate, version)),
+            Err(e) => tried.push(e.to_string()),
+        }
+    }
+    Err(PtxError::LlcNotFound { tried })
+}
+
+/// `llc` of the Rust toolchain's `llvm-tools` component, if present.
+fn toolchain_llc(sysroot: Option<&Path>) -> Option<PathBuf> {
+    let sysroot = match sysroot {
+        Some(s) => s.to_path_buf(),
+        None => match env::var_os("CUDA_OXIDE_SYSROOT") {
+            Some(s) => PathBuf::from(s),
+            None => rustc_sysroot()?,
+        },
+    };
+    let rustlib = sysroot.join("lib").join("rustlib");
+    let mut hosts: Vec<PathBuf> = fs::read_dir(&rustlib)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("bin").join(exe("llc")).is_file())
+        .collect();
+    hosts.sort();
+    let is_this_host = |p: &PathBuf| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        name.starts_with(env::consts::ARCH) && name.contains(env::consts::OS)
+    };
+    let host = hosts.iter().find(|p| is_this_host(p)).or(hosts.first())?;
+    Some(host.join("bin").join(exe("llc")))
+}
+
+/// `rustc --print sysroot`, with `$RUSTC` when set.
+fn rustc_sysroot() -> Option<PathBuf> {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let path = String::from_utf8(output.stdout).ok()?;
+    let path = path.trim();
+    (!path.is_empty()).then(|| PathBuf::from(path))
+}
+
+/// `llc-22`, `llc-21` and `llc` found on `PATH`, in that order.
+fn path_llcs() -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = env::var_os("PATH")
+        .map(|p| env::split_paths(&p).collect())
+        .unwrap_or_default();
+    ["llc-22", "llc-21", "llc"]
+        .iter()
+        .flat_map(|name| dirs.iter().map(move |d| d.join(exe(name))))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// `opt` beside `llc` (`llc-22` pairs with `opt-22`), kept only with the same major version.
+fn with_opt(llc: PathBuf, version: LlvmVersion) -> LlvmTools {
+    let opt = llc.file_name().and_then(|name| {
+        let name = name.to_string_lossy().replacen("llc", "opt", 1);
+        let opt = llc.with_file_name(name);
+        let opt_version = Command::new(&opt).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&opt_version.stdout);
+        (LlvmVersion::parse(&text)?.major == version.major).then_some(opt)
+    });
+    LlvmTools { llc, opt, version }
+}
+
+fn exe(name: &str) -> String {
+    format!("{name}{}", env::consts::EXE_SUFFIX)
+}
+
+/// Compile the textual LLVM IR `ll_text` to PTX for `target` (`"sm_90"`): `opt -O3` when
+/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>`. Returns the PTX text.
+pub fn compile_to_ptx(
+    ll_text: &str,
+    target: &str,
+    options: &PtxOptions,
+) -> Result<String, PtxError> {
+    let valid_target = target
+        .strip_prefix("sm_")
+        .is_some_and(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()));
+    if !valid_target {
+        return Err(PtxError::InvalidTarget(target.to_string()));
+    }
+    let tools = match &options.tools {
+        Some(tools) => tools.clone(),
+        None => find_llvm_tools(options.sysroot.as_deref())?,
+    };
+    let level = format!("-O{}", options.opt_level.min(3));
+    let cpu = format!("-mcpu={target}");
+
+    let dir = TempDir::new()?;
+    let input = dir.path.join("module.ll");
+    fs::write(&input, ll_text).map_err(|source| PtxError::Io {
+        context: format!("writing {}", input.display()),
+        source,
+    })?;
+    let mut llc_input = input.clone();
+    if options.run_opt
+        && let Some(opt) = &tools.opt
+    {
+        let optimised = dir.path.join("module.opt.ll");
+        run(
+            opt,
+            &[
+                level.as_ref(),
+                cpu.as_ref(),
+                "-S".as_ref(),
+                input.as_os_str(),
+                "-o".as_ref(),
+                optimised.as_os_str(),
+            ],
+        )?;
+        llc_input = optimised;
+    }
+    let ptx = dir.path.join("module.ptx");
+    run(
+        &tools.llc,
+        &[
+            level.as_ref(),
+            "-march=nvptx64".as_ref(),
+            cpu.as_ref(),
+            llc_input.as_os_str(),
+            "-o".as_ref(),
+            ptx.as_os_str(),
+        ],
+    )?;
+    fs::read_to_string(&ptx).map_err(|source| PtxError::Io {
+        context: format!("reading {}", ptx.display()),
+        source,
+    })
+}
+
+/// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr.
+fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
+    let output = Command::new(tool)
+        .args(args)
+        .output()
+        .map_err(|source| PtxError::Spawn {
+            path: tool.to_path_buf(),
+            source,
+        })?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(PtxError::ToolFailed {
+        tool: tool.to_path_buf(),
+        status: output.status.to_string(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    })
+}
+
+/// A private temporary directory, removed on drop.
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn new() -> Result<TempDir, PtxError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = env::temp_dir().join(format!(
+            "cuda-oxide-ptx-{}-{nanos}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::create_dir_all(&path).map_err(|source| PtxError::Io {
+            context: format!("creating {}", path.display()),
+            source,
+        })?;
+        Ok(TempDir { path })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_parsing() {
+        let rust = "LLVM (http://llvm.org/):\n  LLVM version 22.1.4-rust-1.97.0-nightly\n";
+        assert_eq!(
+            LlvmVersion::parse(rust),
+            Some(LlvmVersion {
+                major: 22,
+                minor: 1,
+                patch: 4
+            })
+        );
+        let debian = "Debian LLVM version 14.0.6\n  Optimized build.";
+        assert_eq!(LlvmVersion::parse(debian).map(|v| v.major), Some(14));
+        assert_eq!(LlvmVersion::parse("no version here"), None);
+    }
+}

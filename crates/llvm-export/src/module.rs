@@ -1,0 +1,377 @@
+//! Whole-module export: header, named types, globals, functions and intrinsic declarations.
+
+use std::collections::HashMap;
+
+use pliron::{
+    builtin::{
+        attributes::{StringAttr, TypeAttr},
+        op_interfaces::{SingleBlockRegionInterface, SymbolOpInterface},
+        ops::ModuleOp,
+    },
+    context::{Context, Ptr},
+    linked_list::ContainsLinkedList,
+    op::Op,
+    operation::Operation,
+    printable::Printable,
+    r#type::TypeHandle,
+};
+use pliron_llvm::{
+    attributes::{AlignmentAttr, LinkageAttr},
+    llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
+    op_interfaces::ATTR_KEY_LLVM_ALIGNMENT,
+    ops::{FuncOp, GlobalOp, ReturnOp},
+    types::FuncType,
+};
+
+use crate::{
+    constants::ConstWriter,
+    error::ExportError,
+    function::{inline_constant, write_function},
+    naming::{escape, global_ref},
+    symbols::{SymbolKind, Symbols},
+    types::{TypeWriter, func_parts},
+};
+
+/// The NVPTX target triple written by default.
+pub const NVPTX_TRIPLE: &str = "nvptx64-nvidia-cuda";
+/// The NVPTX data layout written by default.
+pub const NVPTX_DATA_LAYOUT: &str = "e-p6:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64";
+
+/// Module-level settings of the export.
+///
+/// A module's own `llvm_target_triple` / `llvm_data_layout` attributes (see
+/// `pliron_llvm::attributes::set_target_triple`) take precedence over these.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// `target triple = "..."`.
+    pub target_triple: String,
+    /// `target datalayout = "..."`.
+    pub data_layout: String,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            target_triple: NVPTX_TRIPLE.into(),
+            data_layout: NVPTX_DATA_LAYOUT.into(),
+        }
+    }
+}
+
+/// State shared by everything written into one module.
+#[derive(Default)]
+pub(crate) struct ModuleState {
+    pub(crate) types: TypeWriter,
+    pub(crate) symbols: Symbols,
+    intrinsics: Vec<(String, TypeHandle)>,
+    intrinsic_types: HashMap<String, TypeHandle>,
+}
+
+impl ModuleState {
+    /// Note a call of intrinsic `name` with function type `ty`, to be declared at the end.
+    pub(crate) fn use_intrinsic(&mut self, name: &str, ty: TypeHandle) -> Result<(), ExportError> {
+        let clash = || ExportError::SymbolClash {
+            symbol: name.to_string(),
+        };
+        if self.symbols.has_llvm_name(name) {
+            return match self.symbols.function_by_llvm_name(name) {
+                Some(declared) if declared == ty => Ok(()),
+                _ => Err(clash()),
+            };
+        }
+        match self.intrinsic_types.get(name) {
+            Some(known) if *known == ty => Ok(()),
+            Some(_) => Err(clash()),
+            None => {
+                self.intrinsic_types.insert(name.to_string(), ty);
+                self.intrinsics.push((name.to_string(), ty));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Export `module` as textual LLVM IR for the NVPTX target (see [`export_module_with`]).
+pub fn export_module(ctx: &Context, module: ModuleOp) -> Result<String, ExportError> {
+    export_module_with(ctx, module, &ExportOptions::default())
+}
+
+/// Export `module`, a `builtin.module` of `llvm.func` and `llvm.global` ops, as textual LLVM IR
+/// (LLVM 21/22 syntax, opaque pointers).
+///
+/// Functions marked with [`crate::mark_kernel`] become `ptx_kernel` entry points; intrinsics
+/// called through `llvm.call_intrinsic` are declared at the end of the module.
+pub fn export_module_with(
+    ctx: &Context,
+    module: ModuleOp,
+    options: &ExportOptions,
+) -> Result<String, ExportError> {
+    let items: Vec<Ptr<Operation>> = module.get_body(ctx, 0).deref(ctx).iter(ctx).collect();
+    let mut state = ModuleState::default();
+    for &item in &items {
+        if let Some(func) = Operation::get_op::<FuncOp>(item, ctx) {
+            state.symbols.add_function(ctx, &func)?;
+        } else if let Some(global) = Operation::get_op::<GlobalOp>(item, ctx) {
+            state.symbols.add_global(ctx, &global)?;
+        } else {
+            return Err(ExportError::UnsupportedOp {
+                op: Operation::get_opid(item, ctx).to_string(),
+            });
+        }
+    }
+
+    let mut globals = String::new();
+    let mut functions = Vec::new();
+    for &item in &items {
+        if let Some(func) = Operation::get_op::<FuncOp>(item, ctx) {
+            functions.push(write_function(ctx, &mut state, &func)?);
+        } else if let Some(global) = Operation::get_op::<GlobalOp>(item, ctx) {
+            globals.push_str(&write_global(ctx, &mut state, &global)?);
+        }
+    }
+
+    let mut declarations = String::new();
+    for (name, ty) in state.intrinsics.clone() {
+        let (res, args, var_arg) = func_signature(ctx, ty, "llvm.call_intrinsic")?;
+        let mut params = args
+            .iter()
+            .map(|a| state.types.write(ctx, *a))
+            .collect::<Result<Vec<_>, _>>()?;
+        if var_arg {
+            params.push("...".into());
+        }
+        declarations.push_str(&format!(
+            "declare {} {}({})\n",
+            state.types.write(ctx, res)?,
+            global_ref(&name),
+            params.join(", ")
+        ));
+    }
+    let type_defs = state.types.definitions(ctx)?;
+
+    let module_attr = |key: fn(&Context, ModuleOp) -> Option<String>| key(ctx, module);
+    let triple = module_attr(pliron_llvm::attributes::get_target_triple)
+        .unwrap_or_else(|| options.target_triple.clone());
+    let layout = module_attr(pliron_llvm::attributes::get_data_layout)
+        .unwrap_or_else(|| options.data_layout.clone());
+
+    let mut out = format!(
+        "; ModuleID = '{}'\ntarget datalayout = \"{}\"\ntarget triple = \"{}\"\n",
+        module.get_symbol_name(ctx),
+        escape(&layout),
+        escape(&triple)
+    );
+    for section in [type_defs, globals] {
+        if !section.is_empty() {
+            out.push('\n');
+            out.push_str(&section);
+        }
+    }
+    for function in functions {
+        out.push('\n');
+        out.push_str(&function);
+    }
+    if !declarations.is_empty() {
+        out.push('\n');
+        out.push_str(&declarations);
+    }
+    Ok(out)
+}
+
+/// Result type, argument types and variadicity of `ty`, which must be an `llvm.func` type.
+pub(crate) fn func_signature(
+    ctx: &Context,
+    ty: TypeHandle,
+    op: &str,
+) -> Result<(TypeHandle, Vec<TypeHandle>, bool), ExportError> {
+    let t = ty.deref(ctx);
+    match t.downcast_ref::<FuncType>() {
+        Some(ft) => Ok(func_parts(ft)),
+        None => {
+            drop(t);
+            Err(ExportError::malformed(
+                op,
+                format!("`{}` is not an llvm.func type", ty.disp(ctx)),
+            ))
+        }
+    }
+}
+
+/// The linkage keyword followed by a space, or nothing for external linkage.
+pub(crate) fn linkage_text(op: &str, linkage: &LinkageAttr) -> Result<String, ExportError> {
+    let text = match linkage {
+        LinkageAttr::ExternalLinkage => "",
+        LinkageAttr::AvailableExternallyLinkage => "available_externally ",
+        LinkageAttr::LinkOnceAnyLinkage => "linkonce ",
+        LinkageAttr::LinkOnceODRLinkage => "linkonce_odr ",
+        LinkageAttr::WeakAnyLinkage => "weak ",
+        LinkageAttr::WeakODRLinkage => "weak_odr ",
+        LinkageAttr::AppendingLinkage => "appending ",
+        LinkageAttr::InternalLinkage => "internal ",
+        LinkageAttr::PrivateLinkage => "private ",
+        LinkageAttr::ExternalWeakLinkage => "extern_weak ",
+        LinkageAttr::CommonLinkage => "common ",
+        other => {
+            return Err(ExportError::UnsupportedAttr {
+                op: op.to_string(),
+                attr: format!("linkage {other:?}"),
+                reason: "no LLVM IR spelling".into(),
+            });
+        }
+    };
+    Ok(text.to_string())
+}
+
+/// LLVM function attributes, each preceded by a space (` nounwind "key"="value"`).
+pub(crate) fn attrs_text(
+    ctx: &Context,
+    types: &mut TypeWriter,
+    attrs: &LlvmAttributesAttr,
+) -> Result<String, ExportError> {
+    let mut out = String::new();
+    for (name, value) in attrs.iter() {
+        out.push(' ');
+        match value {
+            LlvmAttrValue::Unit => out.push_str(name),
+            LlvmAttrValue::Int(i) => out.push_str(&format!("{name}({i})")),
+            LlvmAttrValue::Type(ty) => out.push_str(&format!("{name}({})", types.write(ctx, *ty)?)),
+            LlvmAttrValue::Str(s) => {
+                out.push_str(&format!("\"{}\"=\"{}\"", escape(name), escape(s)))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `@name = [linkage] [addrspace(N)] global|constant T [init][, align A]`.
+fn write_global(
+    ctx: &Context,
+    state: &mut ModuleState,
+    global: &GlobalOp,
+) -> Result<String, ExportError> {
+    const OP: &str = "llvm.global";
+    let symbol = String::from(global.get_symbol_name(ctx));
+    let llvm_name = state
+        .symbols
+        .get(&symbol)
+        .map(|s| s.llvm_name.clone())
+        .unwrap_or(symbol);
+    let Some(ty) = global.get_attr_llvm_global_type(ctx).map(|t| type_of(&t)) else {
+        return Err(ExportError::malformed(
+            OP,
+            format!("`@{llvm_name}` has no type"),
+        ));
+    };
+    let ty_text = state.types.write(ctx, ty)?;
+    let mut linkage = global
+        .get_attr_llvm_global_linkage(ctx)
+        .map(|l| linkage_text(OP, &l))
+        .transpose()?
+        .unwrap_or_default();
+
+    let init = if let Some(value) = global.get_initializer_value(ctx) {
+        let mut writer = ConstWriter {
+            ctx,
+            types: &mut state.types,
+            symbols: &state.symbols,
+            op: OP,
+        };
+        Some(writer.value(&*value, ty)?)
+    } else if global.get_initializer_region(ctx).is_some() {
+        Some(region_initializer(ctx, state, global)?)
+    } else {
+        None
+    };
+    if init.is_none() {
+        match linkage.as_str() {
+            "" => linkage = "external ".into(),
+            "extern_weak " => {}
+            _ => {
+                return Err(ExportError::malformed(
+                    OP,
+                    format!("`@{llvm_name}` has no initializer but {}linkage", linkage),
+                ));
+            }
+        }
+    }
+
+    let addrspace = match global.address_space(ctx) {
+        0 => String::new(),
+        n => format!("addrspace({n}) "),
+    };
+    let kind = if global.is_constant(ctx) {
+        "constant"
+    } else {
+        "global"
+    };
+    let init = init.map(|i| format!(" {i}")).unwrap_or_default();
+    let align = global
+        .get_operation()
+        .deref(ctx)
+        .attributes
+        .get::<AlignmentAttr>(&ATTR_KEY_LLVM_ALIGNMENT)
+        .map(|a| format!(", align {}", a.0))
+        .unwrap_or_default();
+    Ok(format!(
+        "{} = {linkage}{addrspace}{kind} {ty_text}{init}{align}\n",
+        global_ref(&llvm_name)
+    ))
+}
+
+/// The constant returned by a global's initializer region, which may hold only constant-like
+/// ops (`llvm.constant`, `llvm.zero`, `llvm.undef`, `llvm.poison`, `llvm.addressof`).
+fn region_initializer(
+    ctx: &Context,
+    state: &mut ModuleState,
+    global: &GlobalOp,
+) -> Result<String, ExportError> {
+    let block = global
+        .get_initializer_block(ctx)
+        .ok_or_else(|| ExportError::malformed("llvm.global", "empty initializer region"))?;
+    let mut values = HashMap::new();
+    for op in block.deref(ctx).iter(ctx).collect::<Vec<_>>() {
+        if let Some(ret) = Operation::get_op::<ReturnOp>(op, ctx) {
+            let retval = ret.retval(ctx).ok_or_else(|| {
+                ExportError::malformed("llvm.global", "initializer region returns no value")
+            })?;
+            return values.remove(&retval).ok_or_else(|| {
+                ExportError::malformed("llvm.global", "initializer returns a non-constant value")
+            });
+        }
+        match inline_constant(ctx, state, op)? {
+            Some(text) => {
+                values.insert(op.deref(ctx).get_result(0), text);
+            }
+            None => {
+                return Err(ExportError::UnsupportedOp {
+                    op: format!(
+                        "{} (in a global initializer)",
+                        Operation::get_op_dyn(op, ctx).get_opid()
+                    ),
+                });
+            }
+        }
+    }
+    Err(ExportError::malformed(
+        "llvm.global",
+        "initializer region does not end with llvm.return",
+    ))
+}
+
+/// The symbol kind of a callee, for call checking.
+pub(crate) fn callee_function(state: &ModuleState, symbol: &str) -> Option<(String, TypeHandle)> {
+    state.symbols.get(symbol).and_then(|s| match s.kind {
+        SymbolKind::Function(ty) => Some((s.llvm_name.clone(), ty)),
+        SymbolKind::Global => None,
+    })
+}
+
+/// The string of a [`StringAttr`].
+pub(crate) fn string_of(attr: &StringAttr) -> String {
+    String::from(attr.clone())
+}
+
+/// The type held by a [`TypeAttr`].
+pub(crate) fn type_of(attr: &TypeAttr) -> TypeHandle {
+    TypeHandle::from(attr.clone())
+}

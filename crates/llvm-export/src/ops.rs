@@ -1,0 +1,938 @@
+//! The LLVM instruction text of every supported pliron-llvm op.
+
+use std::collections::HashSet;
+
+use pliron::{
+    builtin::attributes::{BoolAttr, IntegerAttr, TypeAttr},
+    builtin::op_interfaces::ATTR_KEY_CALLEE_TYPE,
+    context::Ptr,
+    identifier::Identifier,
+    op::Op,
+    operation::Operation,
+    r#type::{TypeHandle, Typed},
+    value::Value,
+};
+use pliron_llvm::{
+    attributes::{
+        AlignmentAttr, AtomicOrderingAttr, AtomicRmwKindAttr, FCmpPredicateAttr, FastmathFlags,
+        FastmathFlagsAttr, GepIndexAttr, GepNoWrapFlags, ICmpPredicateAttr,
+        IntegerOverflowFlagsAttr, SyncScopeAttr,
+    },
+    llvm_attrs::LlvmAttributesAttr,
+    op_interfaces::{
+        ATTR_KEY_FAST_MATH_FLAGS, ATTR_KEY_INTEGER_OVERFLOW_FLAGS, ATTR_KEY_LLVM_ALIGNMENT,
+        ATTR_KEY_LLVM_VOLATILE, ATTR_KEY_NNEG_FLAG, ATTR_KEY_SYNC_SCOPE,
+    },
+    ops::*,
+    types::PointerType,
+};
+
+use crate::{
+    constants::int_text,
+    error::ExportError,
+    function::FunctionWriter,
+    module::{attrs_text, callee_function, func_signature, string_of, type_of},
+    naming::{escape, global_ref},
+    types::{is_void, scalar_align},
+};
+
+/// Integer binary ops: opcode, and whether they take `nuw`/`nsw`.
+fn int_binary(op: &dyn Op) -> Option<(&'static str, bool)> {
+    Some(if op.is::<AddOp>() {
+        ("add", true)
+    } else if op.is::<SubOp>() {
+        ("sub", true)
+    } else if op.is::<MulOp>() {
+        ("mul", true)
+    } else if op.is::<ShlOp>() {
+        ("shl", true)
+    } else if op.is::<UDivOp>() {
+        ("udiv", false)
+    } else if op.is::<SDivOp>() {
+        ("sdiv", false)
+    } else if op.is::<URemOp>() {
+        ("urem", false)
+    } else if op.is::<SRemOp>() {
+        ("srem", false)
+    } else if op.is::<AndOp>() {
+        ("and", false)
+    } else if op.is::<OrOp>() {
+        ("or", false)
+    } else if op.is::<XorOp>() {
+        ("xor", false)
+    } else if op.is::<LShrOp>() {
+        ("lshr", false)
+    } else if op.is::<AShrOp>() {
+        ("ashr", false)
+    } else {
+        return None;
+    })
+}
+
+/// Float binary ops.
+fn float_binary(op: &dyn Op) -> Option<&'static str> {
+    Some(if op.is::<FAddOp>() {
+        "fadd"
+    } else if op.is::<FSubOp>() {
+        "fsub"
+    } else if op.is::<FMulOp>() {
+        "fmul"
+    } else if op.is::<FDivOp>() {
+        "fdiv"
+    } else if op.is::<FRemOp>() {
+        "frem"
+    } else {
+        return None;
+    })
+}
+
+/// Cast ops: opcode, whether they may carry `nneg`, whether they may carry fast-math flags.
+fn cast(op: &dyn Op) -> Option<(&'static str, bool, bool)> {
+    Some(if op.is::<TruncOp>() {
+        ("trunc", false, false)
+    } else if op.is::<ZExtOp>() {
+        ("zext", true, false)
+    } else if op.is::<SExtOp>() {
+        ("sext", false, false)
+    } else if op.is::<FPTruncOp>() {
+        ("fptrunc", false, true)
+    } else if op.is::<FPExtOp>() {
+        ("fpext", false, true)
+    } else if op.is::<FPToSIOp>() {
+        ("fptosi", false, false)
+    } else if op.is::<FPToUIOp>() {
+        ("fptoui", false, false)
+    } else if op.is::<SIToFPOp>() {
+        ("sitofp", false, false)
+    } else if op.is::<UIToFPOp>() {
+        ("uitofp", true, false)
+    } else if op.is::<PtrToIntOp>() {
+        ("ptrtoint", false, false)
+    } else if op.is::<IntToPtrOp>() {
+        ("inttoptr", false, false)
+    } else if op.is::<BitcastOp>() {
+        ("bitcast", false, false)
+    } else if op.is::<AddrSpaceCastOp>() {
+        ("addrspacecast", false, false)
+    } else {
+        return None;
+    })
+}
+
+fn icmp_predicate(p: &ICmpPredicateAttr) -> &'static str {
+    match p {
+        ICmpPredicateAttr::EQ => "eq",
+        ICmpPredicateAttr::NE => "ne",
+        ICmpPredicateAttr::SLT => "slt",
+        ICmpPredicateAttr::SLE => "sle",
+        ICmpPredicateAttr::SGT => "sgt",
+        ICmpPredicateAttr::SGE => "sge",
+        ICmpPredicateAttr::ULT => "ult",
+        ICmpPredicateAttr::ULE => "ule",
+        ICmpPredicateAttr::UGT => "ugt",
+        ICmpPredicateAttr::UGE => "uge",
+    }
+}
+
+fn fcmp_predicate(p: &FCmpPredicateAttr) -> &'static str {
+    match p {
+        FCmpPredicateAttr::False => "false",
+        FCmpPredicateAttr::OEQ => "oeq",
+        FCmpPredicateAttr::OGT => "ogt",
+        FCmpPredicateAttr::OGE => "oge",
+        FCmpPredicateAttr::OLT => "olt",
+        FCmpPredicateAttr::OLE => "ole",
+        FCmpPredicateAttr::ONE => "one",
+        FCmpPredicateAttr::ORD => "ord",
+        FCmpPredicateAttr::UEQ => "ueq",
+        FCmpPredicateAttr::UGT => "ugt",
+        FCmpPredicateAttr::UGE => "uge",
+        FCmpPredicateAttr::ULT => "ult",
+        FCmpPredicateAttr::ULE => "ule",
+        FCmpPredicateAttr::UNE => "une",
+        FCmpPredicateAttr::UNO => "uno",
+        FCmpPredicateAttr::True => "true",
+    }
+}
+
+fn ordering(o: &AtomicOrderingAttr) -> &'static str {
+    match o {
+        AtomicOrderingAttr::Monotonic => "monotonic",
+        AtomicOrderingAttr::Acquire => "acquire",
+        AtomicOrderingAttr::Release => "release",
+        AtomicOrderingAttr::AcqRel => "acq_rel",
+        AtomicOrderingAttr::SeqCst => "seq_cst",
+    }
+}
+
+fn rmw_kind(k: &AtomicRmwKindAttr) -> &'static str {
+    match k {
+        AtomicRmwKindAttr::Xchg => "xchg",
+        AtomicRmwKindAttr::Add => "add",
+        AtomicRmwKindAttr::Sub => "sub",
+        AtomicRmwKindAttr::And => "and",
+        AtomicRmwKindAttr::Nand => "nand",
+        AtomicRmwKindAttr::Or => "or",
+        AtomicRmwKindAttr::Xor => "xor",
+        AtomicRmwKindAttr::Max => "max",
+        AtomicRmwKindAttr::Min => "min",
+        AtomicRmwKindAttr::UMax => "umax",
+        AtomicRmwKindAttr::UMin => "umin",
+        AtomicRmwKindAttr::FAdd => "fadd",
+        AtomicRmwKindAttr::FSub => "fsub",
+        AtomicRmwKindAttr::FMax => "fmax",
+        AtomicRmwKindAttr::FMin => "fmin",
+    }
+}
+
+/// Fast-math flags followed by a space, or nothing.
+fn fmf_text(flags: FastmathFlags) -> String {
+    if flags.contains(FastmathFlags::FAST) {
+        return "fast ".into();
+    }
+    [
+        (FastmathFlags::NNAN, "nnan "),
+        (FastmathFlags::NINF, "ninf "),
+        (FastmathFlags::NSZ, "nsz "),
+        (FastmathFlags::ARCP, "arcp "),
+        (FastmathFlags::CONTRACT, "contract "),
+        (FastmathFlags::AFN, "afn "),
+        (FastmathFlags::REASSOC, "reassoc "),
+    ]
+    .iter()
+    .filter(|(f, _)| flags.contains(*f))
+    .map(|(_, t)| *t)
+    .collect()
+}
+
+/// ` syncscope("name")` for a non-system scope.
+fn syncscope_text(scope: &SyncScopeAttr) -> String {
+    match scope {
+        SyncScopeAttr::System => String::new(),
+        other => format!(" syncscope(\"{}\")", escape(&other.to_name())),
+    }
+}
+
+impl FunctionWriter<'_> {
+    /// Write the instruction(s) of `ptr`.
+    pub(crate) fn op(&mut self, ptr: Ptr<Operation>) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let obj = Operation::get_op_dyn(ptr, ctx);
+        let op: &dyn Op = obj.as_ref();
+        let opid = op.get_opid().to_string();
+        let o = OpCtx { ptr, opid: &opid };
+
+        if op.is::<ConstantOp>()
+            || op.is::<UndefOp>()
+            || op.is::<PoisonOp>()
+            || op.is::<ZeroOp>()
+            || op.is::<AddressOfOp>()
+        {
+            return Ok(());
+        }
+        if let Some((opcode, wraps)) = int_binary(op) {
+            let [lhs, rhs] = self.operands(&o)?;
+            let mut flags = String::new();
+            if wraps
+                && let Some(f) =
+                    self.attr::<IntegerOverflowFlagsAttr>(ptr, &ATTR_KEY_INTEGER_OVERFLOW_FLAGS)
+            {
+                flags = format!(
+                    "{}{}",
+                    if f.nuw { "nuw " } else { "" },
+                    if f.nsw { "nsw " } else { "" }
+                );
+            }
+            let line = format!(
+                "{opcode} {flags}{}, {}",
+                self.typed_opd(lhs)?,
+                self.opd(rhs)?
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(opcode) = float_binary(op) {
+            let [lhs, rhs] = self.operands(&o)?;
+            let line = format!(
+                "{opcode} {}{}, {}",
+                self.fmf(ptr),
+                self.typed_opd(lhs)?,
+                self.opd(rhs)?
+            );
+            return self.assign(&o, line);
+        }
+        if op.is::<FNegOp>() {
+            let [arg] = self.operands(&o)?;
+            let line = format!("fneg {}{}", self.fmf(ptr), self.typed_opd(arg)?);
+            return self.assign(&o, line);
+        }
+        if let Some(icmp) = op.downcast_ref::<ICmpOp>() {
+            let Some(pred) = icmp
+                .get_attr_llvm_icmp_predicate(ctx)
+                .map(|p| icmp_predicate(&p))
+            else {
+                return Err(self.missing(&o, "predicate"));
+            };
+            let [lhs, rhs] = self.operands(&o)?;
+            let line = format!("icmp {pred} {}, {}", self.typed_opd(lhs)?, self.opd(rhs)?);
+            return self.assign(&o, line);
+        }
+        if let Some(fcmp) = op.downcast_ref::<FCmpOp>() {
+            let Some(pred) = fcmp
+                .get_attr_llvm_fcmp_predicate(ctx)
+                .map(|p| fcmp_predicate(&p))
+            else {
+                return Err(self.missing(&o, "predicate"));
+            };
+            let [lhs, rhs] = self.operands(&o)?;
+            let line = format!(
+                "fcmp {}{pred} {}, {}",
+                self.fmf(ptr),
+                self.typed_opd(lhs)?,
+                self.opd(rhs)?
+            );
+            return self.assign(&o, line);
+        }
+        if let Some((opcode, nneg, fmf)) = cast(op) {
+            let [arg] = self.operands(&o)?;
+            let mut flags = String::new();
+            if nneg
+                && self
+                    .attr::<BoolAttr>(ptr, &ATTR_KEY_NNEG_FLAG)
+                    .is_some_and(bool::from)
+            {
+                flags.push_str("nneg ");
+            }
+            if fmf {
+                flags.push_str(&self.fmf(ptr));
+            }
+            let to = self.ty(self.result_type(&o)?)?;
+            let line = format!("{opcode} {flags}{} to {to}", self.typed_opd(arg)?);
+            return self.assign(&o, line);
+        }
+        if let Some(alloca) = op.downcast_ref::<AllocaOp>() {
+            let Some(elem) = alloca
+                .get_attr_llvm_alloca_element_type(ctx)
+                .map(|t| type_of(&t))
+            else {
+                return Err(self.missing(&o, "element type"));
+            };
+            return self.alloca(&o, elem);
+        }
+        if op.is::<LoadOp>() {
+            let [addr] = self.operands(&o)?;
+            let volatile = if self.is_volatile(ptr) {
+                "volatile "
+            } else {
+                ""
+            };
+            let ty = self.ty(self.result_type(&o)?)?;
+            let line = format!(
+                "load {volatile}{ty}, {}{}",
+                self.typed_opd(addr)?,
+                self.align(ptr)
+            );
+            return self.assign(&o, line);
+        }
+        if op.is::<StoreOp>() {
+            let [value, addr] = self.operands(&o)?;
+            let volatile = if self.is_volatile(ptr) {
+                "volatile "
+            } else {
+                ""
+            };
+            let line = format!(
+                "store {volatile}{}, {}{}",
+                self.typed_opd(value)?,
+                self.typed_opd(addr)?,
+                self.align(ptr)
+            );
+            return self.emit(line);
+        }
+        if let Some(gep) = op.downcast_ref::<GetElementPtrOp>() {
+            return self.gep(&o, gep);
+        }
+        if let Some(insert) = op.downcast_ref::<InsertValueOp>() {
+            let Some(indices) = insert
+                .get_attr_llvm_insert_value_indices(ctx)
+                .map(|i| i.0.clone())
+                .filter(|i| !i.is_empty())
+            else {
+                return Err(self.missing(&o, "indices"));
+            };
+            let [aggr, value] = self.operands(&o)?;
+            let line = format!(
+                "insertvalue {}, {}, {}",
+                self.typed_opd(aggr)?,
+                self.typed_opd(value)?,
+                join_indices(&indices)
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(extract) = op.downcast_ref::<ExtractValueOp>() {
+            let Some(indices) = extract
+                .get_attr_llvm_extract_value_indices(ctx)
+                .map(|i| i.0.clone())
+                .filter(|i| !i.is_empty())
+            else {
+                return Err(self.missing(&o, "indices"));
+            };
+            let [aggr] = self.operands(&o)?;
+            let line = format!(
+                "extractvalue {}, {}",
+                self.typed_opd(aggr)?,
+                join_indices(&indices)
+            );
+            return self.assign(&o, line);
+        }
+        if op.is::<InsertElementOp>() {
+            let [vector, elem, index] = self.operands(&o)?;
+            let line = format!(
+                "insertelement {}, {}, {}",
+                self.typed_opd(vector)?,
+                self.typed_opd(elem)?,
+                self.typed_opd(index)?
+            );
+            return self.assign(&o, line);
+        }
+        if op.is::<ExtractElementOp>() {
+            let [vector, index] = self.operands(&o)?;
+            let line = format!(
+                "extractelement {}, {}",
+                self.typed_opd(vector)?,
+                self.typed_opd(index)?
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(shuffle) = op.downcast_ref::<ShuffleVectorOp>() {
+            let Some(mask) = shuffle
+                .get_attr_llvm_shuffle_vector_mask(ctx)
+                .map(|m| m.0.clone())
+            else {
+                return Err(self.missing(&o, "mask"));
+            };
+            let [a, b] = self.operands(&o)?;
+            let mask_items: Vec<String> = mask
+                .iter()
+                .map(|&m| {
+                    if m < 0 {
+                        "i32 poison".to_string()
+                    } else {
+                        format!("i32 {m}")
+                    }
+                })
+                .collect();
+            let line = format!(
+                "shufflevector {}, {}, <{} x i32> <{}>",
+                self.typed_opd(a)?,
+                self.typed_opd(b)?,
+                mask.len(),
+                mask_items.join(", ")
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(select) = op.downcast_ref::<SelectOp>() {
+            let fmf = select
+                .get_attr_llvm_select_fast_math_flags(ctx)
+                .map(|f| fmf_text(f.0))
+                .unwrap_or_default();
+            let [cond, a, b] = self.operands(&o)?;
+            let line = format!(
+                "select {fmf}{}, {}, {}",
+                self.typed_opd(cond)?,
+                self.typed_opd(a)?,
+                self.typed_opd(b)?
+            );
+            return self.assign(&o, line);
+        }
+        if op.is::<FreezeOp>() {
+            let [arg] = self.operands(&o)?;
+            let line = format!("freeze {}", self.typed_opd(arg)?);
+            return self.assign(&o, line);
+        }
+        if let Some(call) = op.downcast_ref::<CallOp>() {
+            return self.call(&o, call);
+        }
+        if let Some(call) = op.downcast_ref::<CallIntrinsicOp>() {
+            return self.call_intrinsic(&o, call);
+        }
+        if let Some(asm) = op.downcast_ref::<InlineAsmOp>() {
+            return self.inline_asm(&o, asm);
+        }
+        if let Some(rmw) = op.downcast_ref::<AtomicRmwOp>() {
+            let (Some(kind), Some(ord)) = (
+                rmw.get_attr_llvm_rmw_kind(ctx).map(|k| rmw_kind(&k)),
+                rmw.get_attr_llvm_rmw_ordering(ctx).map(|o| ordering(&o)),
+            ) else {
+                return Err(self.missing(&o, "kind or ordering"));
+            };
+            let [addr, val] = self.operands(&o)?;
+            let line = format!(
+                "atomicrmw {kind} {}, {}{} {ord}",
+                self.typed_opd(addr)?,
+                self.typed_opd(val)?,
+                self.syncscope(ptr)
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(cas) = op.downcast_ref::<AtomicCmpxchgOp>() {
+            let (Some(success), Some(failure)) = (
+                cas.get_attr_llvm_cas_success_ordering(ctx)
+                    .map(|o| ordering(&o)),
+                cas.get_attr_llvm_cas_failure_ordering(ctx)
+                    .map(|o| ordering(&o)),
+            ) else {
+                return Err(self.missing(&o, "orderings"));
+            };
+            let [addr, cmp, new] = self.operands(&o)?;
+            let line = format!(
+                "cmpxchg {}, {}, {}{} {success} {failure}",
+                self.typed_opd(addr)?,
+                self.typed_opd(cmp)?,
+                self.typed_opd(new)?,
+                self.syncscope(ptr)
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(fence) = op.downcast_ref::<FenceOp>() {
+            let Some(ord) = fence
+                .get_attr_llvm_fence_ordering(ctx)
+                .map(|o| ordering(&o))
+            else {
+                return Err(self.missing(&o, "ordering"));
+            };
+            let [] = self.operands(&o)?;
+            return self.emit(format!("fence{} {ord}", self.syncscope(ptr)));
+        }
+        if let Some(load) = op.downcast_ref::<AtomicLoadOp>() {
+            let Some(ord) = load.get_attr_llvm_ld_ordering(ctx).map(|o| ordering(&o)) else {
+                return Err(self.missing(&o, "ordering"));
+            };
+            let [addr] = self.operands(&o)?;
+            let res_ty = self.result_type(&o)?;
+            let align = self.atomic_align(&o, res_ty)?;
+            let line = format!(
+                "load atomic {}, {}{} {ord}, align {align}",
+                self.ty(res_ty)?,
+                self.typed_opd(addr)?,
+                self.syncscope(ptr)
+            );
+            return self.assign(&o, line);
+        }
+        if let Some(store) = op.downcast_ref::<AtomicStoreOp>() {
+            let Some(ord) = store.get_attr_llvm_st_ordering(ctx).map(|o| ordering(&o)) else {
+                return Err(self.missing(&o, "ordering"));
+            };
+            let [value, addr] = self.operands(&o)?;
+            let align = self.atomic_align(&o, value.get_type(ctx))?;
+            let line = format!(
+                "store atomic {}, {}{} {ord}, align {align}",
+                self.typed_opd(value)?,
+                self.typed_opd(addr)?,
+                self.syncscope(ptr)
+            );
+            return self.emit(line);
+        }
+        if op.is::<ReturnOp>() {
+            let values: Vec<Value> = ptr.deref(ctx).operands().collect();
+            return match values.as_slice() {
+                [] => self.emit("ret void".into()),
+                [v] => {
+                    let line = format!("ret {}", self.typed_opd(*v)?);
+                    self.emit(line)
+                }
+                _ => Err(ExportError::malformed(opid, "more than one returned value")),
+            };
+        }
+        if op.is::<UnreachableOp>() {
+            return self.emit("unreachable".into());
+        }
+        if op.is::<BrOp>() {
+            let labels = self.successor_labels(ptr);
+            let [dest] = labels.as_slice() else {
+                return Err(ExportError::malformed(opid, "expected one successor"));
+            };
+            return self.emit(format!("br label %{dest}"));
+        }
+        if let Some(cond_br) = op.downcast_ref::<CondBrOp>() {
+            let labels = self.successor_labels(ptr);
+            let [if_true, if_false] = labels.as_slice() else {
+                return Err(ExportError::malformed(opid, "expected two successors"));
+            };
+            let cond = cond_br.get_operand_condition(ctx);
+            let line = format!(
+                "br {}, label %{if_true}, label %{if_false}",
+                self.typed_opd(cond)?
+            );
+            return self.emit(line);
+        }
+        if let Some(switch) = op.downcast_ref::<SwitchOp>() {
+            return self.switch(&o, switch);
+        }
+        Err(ExportError::UnsupportedOp { op: opid })
+    }
+
+    /// `alloca`, followed by an `addrspacecast` when the result is not a generic pointer.
+    fn alloca(&mut self, o: &OpCtx, elem: TypeHandle) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let [size] = self.operands(o)?;
+        let count = if self.opd(size)? == "1" {
+            String::new()
+        } else {
+            format!(", {}", self.typed_opd(size)?)
+        };
+        let line = format!("alloca {}{count}{}", self.ty(elem)?, self.align(o.ptr));
+        let res_ty = self.result_type(o)?;
+        let addrspace = res_ty
+            .deref(ctx)
+            .downcast_ref::<PointerType>()
+            .map_or(0, PointerType::address_space);
+        if addrspace == 0 {
+            return self.assign(o, line);
+        }
+        let result = self.result(o)?;
+        let generic = format!(
+            "%{}",
+            self.names
+                .fresh(&format!("{}.generic", result.trim_start_matches('%')))
+        );
+        self.emit(format!("{generic} = {line}"))?;
+        let line = format!("addrspacecast ptr {generic} to {}", self.ty(res_ty)?);
+        self.assign(o, line)
+    }
+
+    fn gep(&mut self, o: &OpCtx, gep: &GetElementPtrOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let (Some(indices), Some(elem)) = (
+            gep.get_attr_llvm_gep_indices(ctx).map(|i| i.0.clone()),
+            gep.get_attr_llvm_gep_src_elem_type(ctx)
+                .map(|t| type_of(&t)),
+        ) else {
+            return Err(self.missing(o, "indices or source element type"));
+        };
+        let flags = gep
+            .get_attr_llvm_gep_no_wrap_flags(ctx)
+            .map_or(GepNoWrapFlags::empty(), |f| f.0.normalized());
+        let mut flag_text = String::new();
+        if flags.contains(GepNoWrapFlags::INBOUNDS) {
+            flag_text.push_str("inbounds ");
+        } else if flags.contains(GepNoWrapFlags::NUSW) {
+            flag_text.push_str("nusw ");
+        }
+        if flags.contains(GepNoWrapFlags::NUW) {
+            flag_text.push_str("nuw ");
+        }
+        let operands: Vec<Value> = o.ptr.deref(ctx).operands().collect();
+        let Some(&base) = operands.first() else {
+            return Err(ExportError::malformed(o.opid, "no base pointer"));
+        };
+        let mut parts = vec![self.ty(elem)?, self.typed_opd(base)?];
+        for index in indices {
+            parts.push(match index {
+                GepIndexAttr::Constant(c) => format!("i32 {c}"),
+                GepIndexAttr::OperandIdx(i) => match operands.get(i) {
+                    Some(&v) if i > 0 => self.typed_opd(v)?,
+                    _ => {
+                        return Err(ExportError::malformed(
+                            o.opid,
+                            format!("bad index operand {i}"),
+                        ));
+                    }
+                },
+            });
+        }
+        let line = format!("getelementptr {flag_text}{}", parts.join(", "));
+        self.assign(o, line)
+    }
+
+    fn call(&mut self, o: &OpCtx, call: &CallOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let callee_ty = self
+            .attr::<TypeAttr>(o.ptr, &ATTR_KEY_CALLEE_TYPE)
+            .map(|t| type_of(&t))
+            .ok_or_else(|| self.missing(o, "callee type"))?;
+        let (res, _, var_arg) = func_signature(ctx, callee_ty, o.opid)?;
+        let operands: Vec<Value> = o.ptr.deref(ctx).operands().collect();
+        let (callee, args) = match call.get_attr_llvm_call_callee(ctx) {
+            Some(sym) => {
+                let symbol = Identifier::from(sym.clone()).to_string();
+                let (llvm_name, _) = callee_function(self.state, &symbol).ok_or_else(|| {
+                    ExportError::UnknownSymbol {
+                        op: o.opid.to_string(),
+                        symbol,
+                    }
+                })?;
+                (global_ref(&llvm_name), &operands[..])
+            }
+            None => match operands.split_first() {
+                Some((callee, args)) => (self.opd(*callee)?, args),
+                None => return Err(ExportError::malformed(o.opid, "no callee")),
+            },
+        };
+        let fmf = call
+            .get_attr_llvm_call_fastmath_flags(ctx)
+            .map(|f| fmf_text(f.0))
+            .unwrap_or_default();
+        let attrs = self.call_attrs(call.get_attr_llvm_call_attrs(ctx).as_deref())?;
+        let fn_ty = if var_arg {
+            self.ty(callee_ty)?
+        } else {
+            self.ty(res)?
+        };
+        let args = args
+            .iter()
+            .map(|a| self.typed_opd(*a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let line = format!("call {fmf}{fn_ty} {callee}({}){attrs}", args.join(", "));
+        self.assign_unless_void(o, res, line)
+    }
+
+    fn call_intrinsic(&mut self, o: &OpCtx, call: &CallIntrinsicOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let (Some(name), Some(ty)) = (
+            call.get_attr_llvm_intrinsic_name(ctx)
+                .map(|n| string_of(&n)),
+            call.get_attr_llvm_intrinsic_type(ctx).map(|t| type_of(&t)),
+        ) else {
+            return Err(self.missing(o, "intrinsic name or type"));
+        };
+        if !name.starts_with("llvm.") {
+            return Err(ExportError::malformed(
+                o.opid,
+                format!("`{name}` is not an LLVM intrinsic name"),
+            ));
+        }
+        let (res, _, var_arg) = func_signature(ctx, ty, o.opid)?;
+        self.state.use_intrinsic(&name, ty)?;
+        let fmf = call
+            .get_attr_llvm_intrinsic_fastmath_flags(ctx)
+            .map(|f| fmf_text(f.0))
+            .unwrap_or_default();
+        let attrs = self.call_attrs(call.get_attr_llvm_intrinsic_attrs(ctx).as_deref())?;
+        let fn_ty = if var_arg { self.ty(ty)? } else { self.ty(res)? };
+        let args = o
+            .ptr
+            .deref(ctx)
+            .operands()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|a| self.typed_opd(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let line = format!(
+            "call {fmf}{fn_ty} {}({}){attrs}",
+            global_ref(&name),
+            args.join(", ")
+        );
+        self.assign_unless_void(o, res, line)
+    }
+
+    fn inline_asm(&mut self, o: &OpCtx, asm: &InlineAsmOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let (Some(template), Some(constraints), Some(side_effects)) = (
+            asm.get_attr_llvm_inline_asm_template(ctx)
+                .map(|s| string_of(&s)),
+            asm.get_attr_llvm_inline_asm_constraints(ctx)
+                .map(|s| string_of(&s)),
+            asm.get_attr_llvm_inline_asm_side_effects(ctx)
+                .map(|b| bool::from(b.clone())),
+        ) else {
+            return Err(self.missing(o, "template, constraints or side-effects flag"));
+        };
+        let attrs = self.call_attrs(asm.get_attr_llvm_inline_asm_attrs(ctx).as_deref())?;
+        let res = self.result_type(o)?;
+        let args = o
+            .ptr
+            .deref(ctx)
+            .operands()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|a| self.typed_opd(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let line = format!(
+            "call {} asm {}\"{}\", \"{}\"({}){attrs}",
+            self.ty(res)?,
+            if side_effects { "sideeffect " } else { "" },
+            escape(&template),
+            escape(&constraints),
+            args.join(", ")
+        );
+        self.assign_unless_void(o, res, line)
+    }
+
+    fn switch(&mut self, o: &OpCtx, switch: &SwitchOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let Some(cases) = switch
+            .get_attr_llvm_switch_case_values(ctx)
+            .map(|c| c.0.clone())
+        else {
+            return Err(self.missing(o, "case values"));
+        };
+        let labels = self.successor_labels(o.ptr);
+        let Some((default, case_labels)) = labels.split_first() else {
+            return Err(ExportError::malformed(o.opid, "no default destination"));
+        };
+        if case_labels.len() != cases.len() {
+            return Err(ExportError::malformed(
+                o.opid,
+                format!(
+                    "{} case values for {} case destinations",
+                    cases.len(),
+                    case_labels.len()
+                ),
+            ));
+        }
+        let Some(cond) = o.ptr.deref(ctx).operands().next() else {
+            return Err(ExportError::malformed(o.opid, "no condition"));
+        };
+        let mut seen = HashSet::new();
+        let mut text = format!("switch {}, label %{default} [\n", self.typed_opd(cond)?);
+        for (value, label) in cases.iter().zip(case_labels) {
+            let value_text = int_text(value);
+            if !seen.insert(value_text.clone()) {
+                return Err(ExportError::malformed(
+                    o.opid,
+                    format!("duplicate case value {value_text}"),
+                ));
+            }
+            text.push_str(&format!(
+                "    {} {value_text}, label %{label}\n",
+                self.int_ty(value)?
+            ));
+        }
+        text.push_str("  ]");
+        self.emit(text)
+    }
+
+    fn int_ty(&mut self, value: &IntegerAttr) -> Result<String, ExportError> {
+        self.ty(value.get_type().into())
+    }
+
+    /// Branch labels of each successor slot of `ptr`, trampolines included.
+    fn successor_labels(&self, ptr: Ptr<Operation>) -> Vec<String> {
+        let block = ptr.deref(self.ctx).get_parent_block();
+        block
+            .map(|b| {
+                self.cfg
+                    .outgoing(b)
+                    .map(|e| e.branch_label(&self.names).to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn call_attrs(&mut self, attrs: Option<&LlvmAttributesAttr>) -> Result<String, ExportError> {
+        match attrs {
+            Some(attrs) => attrs_text(self.ctx, &mut self.state.types, attrs),
+            None => Ok(String::new()),
+        }
+    }
+
+    fn atomic_align(&self, o: &OpCtx, ty: TypeHandle) -> Result<u32, ExportError> {
+        self.attr::<AlignmentAttr>(o.ptr, &ATTR_KEY_LLVM_ALIGNMENT)
+            .map(|a| a.0)
+            .or_else(|| scalar_align(self.ctx, ty))
+            .ok_or_else(|| self.missing(o, "alignment"))
+    }
+
+    /// A copy of the attribute `key` of `ptr`, if it is present and of type `A`.
+    fn attr<A: pliron::attribute::Attribute + Clone>(
+        &self,
+        ptr: Ptr<Operation>,
+        key: &Identifier,
+    ) -> Option<A> {
+        ptr.deref(self.ctx).attributes.get::<A>(key).cloned()
+    }
+
+    fn fmf(&self, ptr: Ptr<Operation>) -> String {
+        self.attr::<FastmathFlagsAttr>(ptr, &ATTR_KEY_FAST_MATH_FLAGS)
+            .map(|f| fmf_text(f.0))
+            .unwrap_or_default()
+    }
+
+    fn is_volatile(&self, ptr: Ptr<Operation>) -> bool {
+        self.attr::<BoolAttr>(ptr, &ATTR_KEY_LLVM_VOLATILE)
+            .is_some_and(bool::from)
+    }
+
+    fn align(&self, ptr: Ptr<Operation>) -> String {
+        self.attr::<AlignmentAttr>(ptr, &ATTR_KEY_LLVM_ALIGNMENT)
+            .map(|a| format!(", align {}", a.0))
+            .unwrap_or_default()
+    }
+
+    fn syncscope(&self, ptr: Ptr<Operation>) -> String {
+        self.attr::<SyncScopeAttr>(ptr, &ATTR_KEY_SYNC_SCOPE)
+            .map(|s| syncscope_text(&s))
+            .unwrap_or_default()
+    }
+
+    /// Exactly `N` operands of the op.
+    fn operands<const N: usize>(&self, o: &OpCtx) -> Result<[Value; N], ExportError> {
+        let operands: Vec<Value> = o.ptr.deref(self.ctx).operands().collect();
+        let found = operands.len();
+        operands.try_into().map_err(|_| {
+            ExportError::malformed(o.opid, format!("expected {N} operands, found {found}"))
+        })
+    }
+
+    fn result_type(&self, o: &OpCtx) -> Result<TypeHandle, ExportError> {
+        let op = o.ptr.deref(self.ctx);
+        if op.get_num_results() != 1 {
+            return Err(ExportError::malformed(o.opid, "expected one result"));
+        }
+        Ok(op.get_type(0))
+    }
+
+    fn result(&self, o: &OpCtx) -> Result<String, ExportError> {
+        let op = o.ptr.deref(self.ctx);
+        if op.get_num_results() != 1 {
+            return Err(ExportError::malformed(o.opid, "expected one result"));
+        }
+        self.opd(op.get_result(0))
+    }
+
+    fn missing(&self, o: &OpCtx, what: &str) -> ExportError {
+        ExportError::malformed(o.opid, format!("missing or ill-typed {what} attribute"))
+    }
+
+    /// `  %result = line`.
+    fn assign(&mut self, o: &OpCtx, line: String) -> Result<(), ExportError> {
+        let result = self.result(o)?;
+        self.emit(format!("{result} = {line}"))
+    }
+
+    /// `  %result = line`, or just `  line` for a `void` result.
+    fn assign_unless_void(
+        &mut self,
+        o: &OpCtx,
+        res: TypeHandle,
+        line: String,
+    ) -> Result<(), ExportError> {
+        if is_void(self.ctx, res) {
+            self.emit(line)
+        } else {
+            self.assign(o, line)
+        }
+    }
+
+    fn emit(&mut self, line: String) -> Result<(), ExportError> {
+        self.out.push_str("  ");
+        self.out.push_str(&line);
+        self.out.push('\n');
+        Ok(())
+    }
+}
+
+/// The op being written and its name, for error messages.
+struct OpCtx<'a> {
+    ptr: Ptr<Operation>,
+    opid: &'a str,
+}
+
+/// `a, b, c` for insertvalue/extractvalue.
+fn join_indices(indices: &[u32]) -> String {
+    indices
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,168 @@
+//! The exported text through the real toolchain: `opt`/`llc` from the pinned Rust toolchain's
+//! llvm-tools, then `ptxas` when one is installed.
+
+mod common;
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use common::*;
+use llvm_export::{
+    PtxError, PtxOptions, compile_to_ptx, export_module, find_llvm_tools, probe_llc,
+};
+use pliron::{builtin::ops::ModuleOp, context::Context};
+
+/// `ptxas` from `$PTXAS`, `PATH`, `/usr/local/cuda` or the `nvidia-cuda-nvcc` Python wheel.
+fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join("ptxas")).collect())
+        .unwrap_or_default();
+    candidates.push("/usr/local/cuda/bin/ptxas".into());
+    if let Ok(out) = Command::new("python3")
+        .args([
+            "-c",
+            "import site; print('\\n'.join(site.getsitepackages()))",
+        ])
+        .output()
+    {
+        for dir in String::from_utf8_lossy(&out.stdout).lines() {
+            for sub in ["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"] {
+                candidates.push(Path::new(dir).join(sub));
+            }
+        }
+    }
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Export, compile to PTX for sm_90, check the entry points, and assemble with ptxas if present.
+fn check_ptx(build: fn(&mut Context) -> ModuleOp, entries: &[&str]) {
+    let ctx = &mut Context::new();
+    let module = build(ctx);
+    let ll = export_module(ctx, module).expect("export");
+    let ptx = compile_to_ptx(&ll, "sm_90", &PtxOptions::default())
+        .unwrap_or_else(|e| panic!("llc failed: {e}\n{ll}"));
+    for entry in entries {
+        assert!(
+            ptx.contains(&format!(".visible .entry {entry}(")),
+            "no entry {entry} in:\n{ptx}"
+        );
+    }
+    let Some(ptxas) = find_ptxas() else {
+        println!("note: ptxas not found, PTX not assembled");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "llvm-export-ptxas-{}-{}",
+        std::process::id(),
+        entries[0]
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx_path = dir.join("k.ptx");
+    std::fs::write(&ptx_path, &ptx).unwrap();
+    let out = Command::new(&ptxas)
+        .arg("-arch=sm_90")
+        .arg(&ptx_path)
+        .arg("-o")
+        .arg(dir.join("k.cubin"))
+        .output()
+        .expect("run ptxas");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "ptxas failed:\n{}\n{ptx}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn tid_kernel_to_ptx() {
+    check_ptx(tid_kernel, &["store_tid"]);
+}
+
+#[test]
+fn loop_to_ptx() {
+    check_ptx(loop_kernel, &["sum_to"]);
+}
+
+#[test]
+fn nested_joins_to_ptx() {
+    check_ptx(nested_joins_kernel, &["nested"]);
+}
+
+#[test]
+fn same_target_to_ptx() {
+    check_ptx(same_target_kernel, &["same_values", "different_values"]);
+}
+
+#[test]
+fn switch_to_ptx() {
+    check_ptx(switch_kernel, &["pick"]);
+}
+
+#[test]
+fn features_to_ptx() {
+    check_ptx(features_kernel, &["features"]);
+}
+
+#[test]
+fn without_opt() {
+    let ctx = &mut Context::new();
+    let module = loop_kernel(ctx);
+    let ll = export_module(ctx, module).unwrap();
+    let options = PtxOptions {
+        run_opt: false,
+        opt_level: 0,
+        ..PtxOptions::default()
+    };
+    let ptx = compile_to_ptx(&ll, "sm_80", &options).unwrap();
+    assert!(ptx.contains(".target sm_80"));
+    assert!(ptx.contains(".visible .entry sum_to("));
+}
+
+#[test]
+fn toolchain_tools_are_found() {
+    let tools = find_llvm_tools(None).expect("llvm-tools of the pinned toolchain");
+    assert!(tools.version.major >= 21, "{tools:?}");
+    assert!(
+        tools.opt.is_some(),
+        "opt sits beside the toolchain's llc: {tools:?}"
+    );
+}
+
+#[test]
+fn old_llc_is_refused() {
+    let debian = Path::new("/usr/bin/llc");
+    if !debian.is_file() {
+        println!("note: no /usr/bin/llc here");
+        return;
+    }
+    match probe_llc(debian) {
+        Err(e @ PtxError::TooOld { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.starts_with("/usr/bin/llc is LLVM "), "{msg}");
+            assert!(msg.ends_with("cuda-oxide needs LLVM 21 or newer"), "{msg}");
+        }
+        Ok(v) if v.major >= 21 => {}
+        other => panic!("unexpected: {other:?}"),
+    }
+}
+
+#[test]
+fn llc_errors_carry_stderr() {
+    let err = compile_to_ptx("this is not llvm ir", "sm_90", &PtxOptions::default()).unwrap_err();
+    match &err {
+        PtxError::ToolFailed { stderr, .. } => assert!(stderr.contains("error"), "{stderr}"),
+        other => panic!("unexpected: {other:?}"),
+    }
+}
+
+#[test]
+fn bad_target_is_refused() {
+    let err = compile_to_ptx("", "compute_90", &PtxOptions::default()).unwrap_err();
+    assert!(matches!(err, PtxError::InvalidTarget(t) if t == "compute_90"));
+}
