@@ -173,6 +173,9 @@ impl FunctionWriter<'_> {
                 }
                 let results: Vec<Value> = op.deref(ctx).results().collect();
                 for result in results {
+                    if is_void(ctx, result.get_type(ctx)) {
+                        continue;
+                    }
                     let given = result.given_name(ctx).map(String::from);
                     self.names.name_value(result, given.as_deref());
                 }

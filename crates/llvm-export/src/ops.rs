@@ -655,12 +655,19 @@ impl FunctionWriter<'_> {
         let (callee, args) = match call.get_attr_llvm_call_callee(ctx) {
             Some(sym) => {
                 let symbol = Identifier::from(sym.clone()).to_string();
-                let (llvm_name, _) = callee_function(self.state, &symbol).ok_or_else(|| {
-                    ExportError::UnknownSymbol {
-                        op: o.opid.to_string(),
-                        symbol,
-                    }
-                })?;
+                let (llvm_name, declared) =
+                    callee_function(self.state, &symbol).ok_or_else(|| {
+                        ExportError::UnknownSymbol {
+                            op: o.opid.to_string(),
+                            symbol: symbol.clone(),
+                        }
+                    })?;
+                if declared != callee_ty {
+                    return Err(ExportError::malformed(
+                        o.opid,
+                        format!("call type differs from the type of `@{symbol}`"),
+                    ));
+                }
                 (global_ref(&llvm_name), &operands[..])
             }
             None => match operands.split_first() {

@@ -59,6 +59,9 @@ impl CfgPlan {
             let Some(branch) = op_cast::<dyn BranchOpInterface>(op.as_ref()) else {
                 return Err(ExportError::UnsupportedOp { op: opid });
             };
+            if let Err(e) = branch.verify_successor_operand_layout(ctx) {
+                return Err(ExportError::malformed(opid, e.to_string()));
+            }
             for succ_idx in 0..num_succs {
                 let target = term.deref(ctx).get_successor(succ_idx);
                 let operands = branch.successor_operands(ctx, succ_idx);

@@ -120,3 +120,13 @@ fn branch_to_entry_is_an_error() {
     );
     let _ = module.get_operation();
 }
+
+#[test]
+fn constants_and_named_types() {
+    insta::assert_snapshot!(export(constants_module));
+}
+
+#[test]
+fn atomics_and_casts() {
+    insta::assert_snapshot!(export(atomics_kernel));
+}

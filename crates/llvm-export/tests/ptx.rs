@@ -166,3 +166,13 @@ fn bad_target_is_refused() {
     let err = compile_to_ptx("", "compute_90", &PtxOptions::default()).unwrap_err();
     assert!(matches!(err, PtxError::InvalidTarget(t) if t == "compute_90"));
 }
+
+#[test]
+fn constants_to_ptx() {
+    check_ptx(constants_module, &["read_all"]);
+}
+
+#[test]
+fn atomics_to_ptx() {
+    check_ptx(atomics_kernel, &["atomics"]);
+}

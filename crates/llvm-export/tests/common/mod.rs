@@ -504,3 +504,293 @@ pub fn features_kernel(ctx: &mut Context) -> ModuleOp {
     b.ret();
     b.finish()
 }
+
+/// Globals of every constant kind: named and packed structs, byte strings, symbol addresses,
+/// splats, special floats, wide integers, an external declaration and a region initializer.
+pub fn constants_module(ctx: &mut Context) -> ModuleOp {
+    use pliron::builtin::{
+        attr_interfaces::TypedAttrInterface,
+        attributes::{FPDoubleAttr, FPHalfAttr},
+        types::FP64Type,
+    };
+    use pliron_llvm::{
+        attributes::{BytesAttr, SplatAttr, SymbolAddrAttr, ZeroAttr},
+        types::{VectorType, VectorTypeKind},
+    };
+    type Elem = Box<dyn TypedAttrInterface>;
+
+    let mut b = Builder::new(ctx, "constants");
+    let (i8t, i32t, i64t, i128t, i1t) = (
+        int(b.ctx, 8),
+        int(b.ctx, 32),
+        int(b.ctx, 64),
+        int(b.ctx, 128),
+        int(b.ctx, 1),
+    );
+    let (f32, p0, p1) = (f32t(b.ctx), ptr(b.ctx, 0), ptr(b.ctx, 1));
+    let f64t: TypeHandle = FP64Type::get(b.ctx).into();
+    let f16t: TypeHandle = pliron::builtin::types::FP16Type::get(b.ctx).into();
+    let int_attr = |b: &mut Builder, width: u32, v: i64| -> Elem {
+        let ty = IntegerType::get(b.ctx, width, Signedness::Signless);
+        Box::new(IntegerAttr::new(
+            ty,
+            APInt::from_i64(v, NonZero::new(width as usize).unwrap()),
+        ))
+    };
+    let global = |b: &mut Builder,
+                  name: &str,
+                  ty: TypeHandle,
+                  init: Option<Box<dyn pliron::attribute::Attribute>>| {
+        let g = GlobalOp::new(b.ctx, id(name), ty);
+        if let Some(init) = init {
+            g.set_attr_llvm_global_linkage(b.ctx, LinkageAttr::InternalLinkage);
+            g.set_initializer_value(b.ctx, init);
+        }
+        b.module.append_operation(b.ctx, g.get_operation(), 0);
+        g
+    };
+
+    let pair: TypeHandle = StructType::get_named(
+        b.ctx,
+        id("Pair"),
+        Some((vec![i32t, f32], StructLayout::Unpacked)),
+    )
+    .unwrap()
+    .into();
+    let elems = vec![
+        int_attr(&mut b, 32, -7),
+        Box::new(FPSingleAttr::from(0.5)) as Elem,
+    ];
+    global(
+        &mut b,
+        "pair",
+        pair,
+        Some(Box::new(AggregateAttr::new(elems, pair))),
+    );
+
+    let packed: TypeHandle =
+        StructType::get_unnamed(b.ctx, (vec![i8t, i64t], StructLayout::Packed)).into();
+    let elems = vec![int_attr(&mut b, 8, 1), int_attr(&mut b, 64, 2)];
+    global(
+        &mut b,
+        "packed",
+        packed,
+        Some(Box::new(AggregateAttr::new(elems, packed))),
+    );
+
+    let bytes_ty: TypeHandle = ArrayType::get(b.ctx, i8t, 4).into();
+    let bytes = global(
+        &mut b,
+        "bytes",
+        bytes_ty,
+        Some(Box::new(BytesAttr::new(b"hi\n\0".to_vec()))),
+    );
+    bytes.set_constant(b.ctx, true);
+
+    let ptrs_ty: TypeHandle = ArrayType::get(b.ctx, p0, 2).into();
+    let p0_typed = PointerType::get(b.ctx, 0);
+    let elems = vec![
+        Box::new(SymbolAddrAttr::new(id("pair"), p0_typed)) as Elem,
+        Box::new(ZeroAttr(p0)) as Elem,
+    ];
+    global(
+        &mut b,
+        "ptrs",
+        ptrs_ty,
+        Some(Box::new(AggregateAttr::new(elems, ptrs_ty))),
+    );
+
+    let vec_ty = VectorType::get(b.ctx, i32t, 4, VectorTypeKind::Fixed);
+    let splat = SplatAttr::new(int_attr(&mut b, 32, 3), vec_ty);
+    global(&mut b, "vec", vec_ty.into(), Some(Box::new(splat)));
+
+    global(
+        &mut b,
+        "inf",
+        f64t,
+        Some(Box::new(FPDoubleAttr::from(f64::INFINITY))),
+    );
+    let one_half: pliron::utils::apfloat::Half = "1.0".parse().unwrap();
+    global(&mut b, "one", f16t, Some(Box::new(FPHalfAttr(one_half))));
+    let wide = int_attr(&mut b, 128, -1);
+    global(&mut b, "wide", i128t, Some(wide));
+    let flag = int_attr(&mut b, 1, -1);
+    global(&mut b, "flag", i1t, Some(flag));
+    let ext = global(&mut b, "ext", i32t, None);
+    ext.set_address_space(b.ctx, 1);
+
+    let from_region = GlobalOp::new(b.ctx, id("from_region"), i32t);
+    from_region.set_attr_llvm_global_linkage(b.ctx, LinkageAttr::InternalLinkage);
+    let region = from_region.add_initializer_region(b.ctx);
+    b.module
+        .append_operation(b.ctx, from_region.get_operation(), 0);
+    let init_block = from_region.get_initializer_block(b.ctx).unwrap();
+    let _ = region;
+    b.at(init_block);
+    let forty_two = b.const_int(32, 42);
+    let ret = ReturnOp::new(b.ctx, Some(forty_two));
+    b.push(ret);
+
+    let args = b.kernel("read_all", &[("out", p1)]);
+    let addr = AddressOfOp::new(b.ctx, id("pair"), 0);
+    let pair_ptr = b.push(addr).unwrap();
+    let gep = GetElementPtrOp::new(
+        b.ctx,
+        pair_ptr,
+        vec![GepIndex::Constant(0), GepIndex::Constant(1)],
+        pair,
+    );
+    let field = b.val("field", gep);
+    let load = LoadOp::new(b.ctx, field, f32);
+    let half = b.val("half", load);
+    let to_int = FPToSIOp::new(b.ctx, half, i32t);
+    let as_int = b.val("as_int", to_int);
+    let addr = AddressOfOp::new(b.ctx, id("ext"), 1);
+    let ext_ptr = b.push(addr).unwrap();
+    let load = LoadOp::new(b.ctx, ext_ptr, i32t);
+    let external = b.val("external", load);
+    let zero = ZeroOp::new(b.ctx, pair);
+    let zero_pair = b.push(zero).unwrap();
+    let poison = PoisonOp::new(b.ctx, i32t);
+    let poison = b.push(poison).unwrap();
+    let iv = InsertValueOp::new(b.ctx, zero_pair, poison, vec![0]);
+    let with_poison = b.val("with_poison", iv);
+    let iv = InsertValueOp::new(b.ctx, with_poison, external, vec![0]);
+    let filled = b.val("filled", iv);
+    let ev = ExtractValueOp::new(b.ctx, filled, vec![0]).unwrap();
+    let first = b.val("first", ev);
+    let sum = b.add("sum", first, as_int, false, false);
+    b.store(sum, args[0], 4);
+    b.ret();
+    b.finish()
+}
+
+/// Atomics, fences, a local (`addrspace(5)`) alloca, volatile accesses, NVVM intrinsics and
+/// the remaining arithmetic and cast ops.
+pub fn atomics_kernel(ctx: &mut Context) -> ModuleOp {
+    use pliron_llvm::{
+        attributes::{AtomicOrderingAttr, AtomicRmwKindAttr, SyncScopeAttr},
+        op_interfaces::VolatilityOpInterface,
+    };
+    let scope = |name: &str| SyncScopeAttr::NamedScope(StringAttr::new(name.into()));
+
+    let mut b = Builder::new(ctx, "atomics");
+    let (p0, p1) = (ptr(b.ctx, 0), ptr(b.ctx, 1));
+    let (i32t, i64t, i16t, f32) = (int(b.ctx, 32), int(b.ctx, 64), int(b.ctx, 16), f32t(b.ctx));
+    let args = b.kernel("atomics", &[("out", p1), ("a", i32t), ("f", f32)]);
+    let (out, a, f) = (args[0], args[1], args[2]);
+
+    let one = b.const_int(32, 1);
+    let alloca = AllocaOp::new(b.ctx, i32t, one, 5);
+    alloca.set_alignment(b.ctx, 4);
+    let local = b.val("local", alloca);
+    let store = StoreOp::new(b.ctx, a, local);
+    store.set_volatile(b.ctx, true);
+    b.push(store);
+    let load = LoadOp::new(b.ctx, local, i32t);
+    load.set_volatile(b.ctx, true);
+    load.set_alignment(b.ctx, 4);
+    let l = b.val("l", load);
+
+    let rmw = AtomicRmwOp::new(
+        b.ctx,
+        out,
+        l,
+        AtomicRmwKindAttr::Add,
+        AtomicOrderingAttr::Monotonic,
+        scope("device"),
+    );
+    let old = b.val("old", rmw);
+    let three = b.const_int(32, 3);
+    let cas = AtomicCmpxchgOp::new(
+        b.ctx,
+        out,
+        old,
+        three,
+        AtomicOrderingAttr::AcqRel,
+        AtomicOrderingAttr::Monotonic,
+        scope("block"),
+    );
+    let cas = b.val("cas", cas);
+    let ev = ExtractValueOp::new(b.ctx, cas, vec![0]).unwrap();
+    let seen = b.val("seen", ev);
+    let fence = FenceOp::new(b.ctx, AtomicOrderingAttr::SeqCst, scope("device"));
+    b.push(fence);
+    let aload = AtomicLoadOp::new(
+        b.ctx,
+        out,
+        i32t,
+        AtomicOrderingAttr::Acquire,
+        SyncScopeAttr::System,
+    );
+    aload.set_alignment(b.ctx, 4);
+    let acquired = b.val("acquired", aload);
+    let void = void(b.ctx);
+    b.intrinsic("llvm.nvvm.barrier0", void, vec![]);
+    let all = b.const_int(32, -1);
+    let clamp = b.const_int(32, 31);
+    let shfl = b.intrinsic(
+        "llvm.nvvm.shfl.sync.bfly.i32",
+        i32t,
+        vec![all, acquired, one, clamp],
+    );
+
+    let udiv = UDivOp::new(b.ctx, shfl, three);
+    let q = b.val("q", udiv);
+    let srem = SRemOp::new(b.ctx, q, seen);
+    let r = b.val("r", srem);
+    let lshr = LShrOp::new(b.ctx, r, one);
+    let r = b.val("lshr", lshr);
+    let ashr = AShrOp::new(b.ctx, r, one);
+    let r = b.val("ashr", ashr);
+    let shl = ShlOp::new_with_overflow_flag(
+        b.ctx,
+        r,
+        one,
+        IntegerOverflowFlagsAttr {
+            nsw: false,
+            nuw: true,
+        },
+    );
+    let r = b.val("shl", shl);
+    let and = AndOp::new(b.ctx, r, seen);
+    let r = b.val("and", and);
+    let or = OrOp::new(b.ctx, r, old);
+    let r = b.val("or", or);
+
+    let flags: FastmathFlagsAttr = (FastmathFlags::NNAN | FastmathFlags::NINF).into();
+    let neg = FNegOp::new_with_fast_math_flags(b.ctx, f, FastmathFlagsAttr::default());
+    let neg = b.val("neg", neg);
+    let fadd = FAddOp::new_with_fast_math_flags(b.ctx, neg, f, flags);
+    let fsum = b.val("fsum", fadd);
+    let to_f = SIToFPOp::new(b.ctx, r, f32);
+    let rf = b.val("rf", to_f);
+    let to_f = UIToFPOp::new_with_nneg(b.ctx, r, f32, true);
+    let uf = b.val("uf", to_f);
+    let fdiv = FDivOp::new_with_fast_math_flags(b.ctx, rf, uf, FastmathFlagsAttr::default());
+    let quot = b.val("quot", fdiv);
+    let fsub = FSubOp::new_with_fast_math_flags(b.ctx, quot, fsum, FastmathFlagsAttr::default());
+    let diff = b.val("diff", fsub);
+    let bits = BitcastOp::new(b.ctx, diff, i32t);
+    let bits = b.val("bits", bits);
+    let trunc = TruncOp::new(b.ctx, bits, i16t);
+    let narrow = b.val("narrow", trunc);
+    let sext = SExtOp::new(b.ctx, narrow, i32t);
+    let wide = b.val("wide", sext);
+    let generic = AddrSpaceCastOp::new(b.ctx, out, p0);
+    let generic = b.val("generic", generic);
+    let p2i = PtrToIntOp::new(b.ctx, generic, i64t);
+    let addr = b.val("addr", p2i);
+    let i2p = IntToPtrOp::new(b.ctx, addr, p0);
+    let back = b.val("back", i2p);
+    let astore = AtomicStoreOp::new(
+        b.ctx,
+        wide,
+        back,
+        AtomicOrderingAttr::Release,
+        scope("device"),
+    );
+    b.push(astore);
+    b.ret();
+    b.finish()
+}
