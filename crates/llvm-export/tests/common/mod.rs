@@ -26,6 +26,7 @@ use pliron_llvm::{
         AggregateAttr, FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, GepNoWrapFlags,
         ICmpPredicateAttr, IntegerOverflowFlagsAttr, LinkageAttr, UndefAttr,
     },
+    llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
     op_interfaces::{
         AlignableOpInterface, BinArithOp, CastOpInterface, CastOpWithNNegInterface, FastMathFlags,
         FloatBinArithOpWithFastMathFlags, IntBinArithOpWithOverflowFlag, LlvmSymbolName,
@@ -405,6 +406,13 @@ pub fn features_kernel(ctx: &mut Context) -> ModuleOp {
     let helper = b.current_func();
     helper.set_llvm_symbol_name(b.ctx, "device::helper".into());
     helper.set_attr_llvm_function_linkage(b.ctx, LinkageAttr::InternalLinkage);
+    let mut attrs = LlvmAttributesAttr::new();
+    attrs.set("nounwind", LlvmAttrValue::Unit);
+    attrs.set(
+        "denormal-fp-math-f32",
+        LlvmAttrValue::Str("preserve-sign".into()),
+    );
+    helper.set_attr_llvm_func_attrs(b.ctx, attrs);
     let tenth = b.const_f32(0.1);
     let fmul = FMulOp::new_with_fast_math_flags(b.ctx, fargs[0], tenth, FastmathFlags::FAST.into());
     let scaled = b.val("scaled", fmul);
@@ -619,13 +627,17 @@ pub fn constants_module(ctx: &mut Context) -> ModuleOp {
     let ext = global(&mut b, "ext", i32t, None);
     ext.set_address_space(b.ctx, 1);
 
+    let decl_ty = FuncType::get(b.ctx, i32t, vec![i32t], true);
+    let decl = FuncOp::new(b.ctx, id("external_fn"), decl_ty);
+    decl.set_llvm_symbol_name(b.ctx, "ext::fn".into());
+    b.module.append_operation(b.ctx, decl.get_operation(), 0);
+
     let from_region = GlobalOp::new(b.ctx, id("from_region"), i32t);
     from_region.set_attr_llvm_global_linkage(b.ctx, LinkageAttr::InternalLinkage);
-    let region = from_region.add_initializer_region(b.ctx);
+    from_region.add_initializer_region(b.ctx);
     b.module
         .append_operation(b.ctx, from_region.get_operation(), 0);
     let init_block = from_region.get_initializer_block(b.ctx).unwrap();
-    let _ = region;
     b.at(init_block);
     let forty_two = b.const_int(32, 42);
     let ret = ReturnOp::new(b.ctx, Some(forty_two));
