@@ -9,7 +9,10 @@
 //!   its user-written name becomes the name of the PTX entry.
 //! - `#[device]` marks a helper meant to be called from device code of other crates. Helpers in
 //!   the kernel's own crate do not need it. The original name stays usable through an alias.
+//! - `#[cuda_module]` (used through `cuda_host::cuda_module`) reads the kernels of a module and
+//!   generates the host side: `load` for the embedded PTX and a typed launcher per kernel.
 
+mod cuda_module;
 mod device;
 mod kernel;
 mod signature;
@@ -33,6 +36,26 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     device::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Generates the host side of the `#[kernel]`s in a module: `load(&ctx)` returns a `Module`
+/// with one type-checked launch method per kernel. Use it as `cuda_host::cuda_module`; the
+/// generated code refers to the `cuda_host` crate.
+///
+/// ```ignore
+/// #[cuda_module]
+/// mod kernels {
+///     use cuda_device::{kernel, DisjointSlice};
+///     #[kernel]
+///     pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) { /* ... */ }
+/// }
+/// // kernels::load(&ctx)?.vecadd(&stream, cfg, &a, &b, &mut c)?;
+/// ```
+#[proc_macro_attribute]
+pub fn cuda_module(attr: TokenStream, item: TokenStream) -> TokenStream {
+    cuda_module::expand(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

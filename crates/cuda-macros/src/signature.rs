@@ -82,11 +82,16 @@ pub fn has_type_or_const_generics(func: &ItemFn) -> Option<Span> {
 
 /// The reserved name of `func` in `kind`'s namespace, tagged with the crate being compiled.
 pub fn reserved_ident(kind: ReservedKind, func: &ItemFn) -> syn::Ident {
-    // Proc macros run inside rustc, which cargo starts with CARGO_CRATE_NAME set. Outside cargo
-    // the tag falls back to a fixed value: the name stays reserved, only less unique.
-    let crate_name = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
-    let name = reserved_name(kind, &crate_tag(&crate_name), &func.sig.ident.to_string());
+    let name = reserved_name(kind, &crate_tag(&crate_name()), &func.sig.ident.to_string());
     syn::Ident::new(&name, func.sig.ident.span())
+}
+
+/// The crate being compiled, whose tag the reserved names carry.
+///
+/// Proc macros run inside rustc, which cargo starts with CARGO_CRATE_NAME set. Outside cargo
+/// the tag falls back to a fixed value: names stay reserved, only less unique.
+pub fn crate_name() -> String {
+    std::env::var("CARGO_CRATE_NAME").unwrap_or_default()
 }
 
 /// Whether `attr` sets the symbol name (`no_mangle`, `export_name`, also inside `unsafe(...)`),

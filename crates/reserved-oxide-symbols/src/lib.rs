@@ -169,6 +169,36 @@ pub fn strip_all_reserved(text: &str) -> String {
     out
 }
 
+/// The symbol that holds a crate's embedded PTX (NUL-terminated bytes), defined by the codegen
+/// backend in an object it adds to the crate, and referenced by `#[cuda_module]`'s `load`.
+///
+/// The name ends in `_build_with_cargo_oxide` on purpose: a crate built without the backend has no
+/// such symbol, and the linker's "undefined symbol" error then names the fix.
+///
+/// # Panics
+/// If `tag` is not eight lowercase hex digits.
+pub fn ptx_symbol(tag: &str) -> String {
+    assert!(is_tag(tag), "`{tag}` is not an 8-digit lowercase hex tag");
+    format!("{PTX_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
+}
+
+/// The symbol that holds the length in bytes of [`ptx_symbol`]'s PTX, without the final NUL, as a
+/// `u64` in the target's byte order.
+///
+/// # Panics
+/// If `tag` is not eight lowercase hex digits.
+pub fn ptx_len_symbol(tag: &str) -> String {
+    assert!(is_tag(tag), "`{tag}` is not an 8-digit lowercase hex tag");
+    format!("{PTX_LEN_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
+}
+
+/// The start of [`ptx_symbol`].
+pub const PTX_SYMBOL_STEM: &str = "cuda_oxide_ptx_";
+/// The start of [`ptx_len_symbol`].
+pub const PTX_LEN_SYMBOL_STEM: &str = "cuda_oxide_ptx_len_";
+/// The end of both embedded-PTX symbols: what a user reads in a link error.
+pub const PTX_SYMBOL_SUFFIX: &str = "_build_with_cargo_oxide";
+
 fn is_tag(tag: &str) -> bool {
     tag.len() == TAG_LEN && tag.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
@@ -249,6 +279,21 @@ mod tests {
             "dep::sum::<u32> <- app::k"
         );
         assert_eq!(strip_all_reserved("cuda_oxide_thing"), "cuda_oxide_thing");
+    }
+
+    #[test]
+    fn ptx_symbols_name_the_fix_and_are_not_function_names() {
+        let tag = crate_tag("vecadd");
+        let data = ptx_symbol(&tag);
+        let len = ptx_len_symbol(&tag);
+        assert_eq!(data, format!("cuda_oxide_ptx_{tag}_build_with_cargo_oxide"));
+        assert_eq!(
+            len,
+            format!("cuda_oxide_ptx_len_{tag}_build_with_cargo_oxide")
+        );
+        assert_ne!(data, len);
+        assert_eq!(parse(&data), None);
+        assert_eq!(parse(&len), None);
     }
 
     #[test]

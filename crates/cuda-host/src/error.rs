@@ -1,0 +1,313 @@
+//! Everything that can go wrong on the host side, each message saying what to do about it.
+
+use cudarc::driver::{DriverError, sys};
+
+/// A failure of the host runtime. Nothing in this crate panics on a missing driver, a missing
+/// GPU, bad PTX or a failing kernel: each of those is one of these variants.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `libcuda.so` could not be loaded.
+    #[error(
+        "the CUDA driver library (libcuda.so.1) could not be loaded: this machine has no NVIDIA \
+         driver, or it is not on the loader's path. Install the NVIDIA driver, or add the \
+         directory holding libcuda.so.1 to LD_LIBRARY_PATH"
+    )]
+    NoDriver,
+
+    /// The driver is older than the API version cuda-host is built against.
+    #[error(
+        "the installed CUDA driver supports CUDA {found}, but cuda-oxide needs CUDA {required} \
+         or newer: update the NVIDIA driver"
+    )]
+    DriverTooOld {
+        /// What the driver supports.
+        found: CudaVersion,
+        /// What cuda-host needs.
+        required: CudaVersion,
+    },
+
+    /// The requested device ordinal does not exist.
+    #[error(
+        "there is no CUDA device {ordinal}: the driver sees {count} device(s){hint}",
+        hint = if *count == 0 {
+            "; check `nvidia-smi`, and that CUDA_VISIBLE_DEVICES does not hide every GPU"
+        } else {
+            "; use an ordinal below that count"
+        }
+    )]
+    NoDevice {
+        /// The ordinal that was asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+
+    /// A driver call failed for a reason not covered by a more specific variant.
+    #[error("the CUDA driver call `{call}` failed: {source}")]
+    Driver {
+        /// What cuda-host was doing.
+        call: &'static str,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
+    /// The binary's embedded PTX is not the NUL-terminated text the backend writes.
+    #[error(
+        "the PTX embedded for crate `{crate_name}` is damaged ({reason}); rebuild it with \
+         `cargo oxide build`"
+    )]
+    BadEmbeddedPtx {
+        /// The crate whose PTX it is.
+        crate_name: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// The driver rejected the PTX module.
+    #[error(
+        "the CUDA driver could not load the PTX of crate `{crate_name}`: {source}{log}\n\
+         hint: {hint}",
+        log = if log.is_empty() { String::new() } else { format!("\njit log:\n{log}") },
+        hint = module_load_hint(source)
+    )]
+    ModuleLoad {
+        /// The crate whose PTX it is.
+        crate_name: &'static str,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+        /// The driver's JIT error (and info) log.
+        log: String,
+    },
+
+    /// The PTX has no `.entry` of this name.
+    #[error(
+        "the PTX of crate `{crate_name}` has no kernel `{kernel}`: the binary and its PTX \
+         disagree. Rebuild with `cargo oxide build`"
+    )]
+    MissingKernel {
+        /// The crate whose PTX it is.
+        crate_name: &'static str,
+        /// The kernel that was looked up.
+        kernel: &'static str,
+    },
+
+    /// The driver refused to start a kernel.
+    #[error(
+        "launching kernel `{kernel}` failed: {source}\nhint: {hint}",
+        hint = launch_hint(source)
+    )]
+    Launch {
+        /// The kernel being launched.
+        kernel: &'static str,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
+    /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
+    /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
+    #[error(
+        "kernel `{kernel}` faulted on the GPU: {source}\nhint: a panic in device code (an index \
+         out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, which \
+         the driver reports like this; check the indices the kernel computes against the \
+         lengths of its buffers. The CUDA context cannot be used after a fault: create a new \
+         process to continue"
+    )]
+    KernelFault {
+        /// The kernel that was running (the last one launched before the fault was seen).
+        kernel: &'static str,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
+    /// A [`crate::KernelParam`] pushed a different number or size of PTX parameters than its
+    /// [`kernel_abi::ParamKind`] says.
+    #[error(
+        "argument {index} of kernel `{kernel}` was packed as {pushed:?} but its kind {kind:?} \
+         needs {expected:?}: the `KernelParam` implementation of its type is wrong"
+    )]
+    ArgumentPacking {
+        /// The kernel being launched.
+        kernel: &'static str,
+        /// The argument's position.
+        index: usize,
+        /// The declared kind.
+        kind: kernel_abi::ParamKind,
+        /// The slot sizes the kind needs.
+        expected: Vec<u32>,
+        /// The slot sizes that were pushed.
+        pushed: Vec<u32>,
+    },
+}
+
+/// A driver error code. Unlike cudarc's `DriverError`, formatting it never calls into the
+/// driver when the driver library is missing (cudarc's would panic), so every [`Error`] can be
+/// printed anywhere.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DriverFailure(pub sys::CUresult);
+
+impl DriverFailure {
+    /// The driver's own description (`cuGetErrorString`), when the driver is there.
+    pub fn description(&self) -> Option<String> {
+        if !crate::driver::library_present() {
+            return None;
+        }
+        let error = DriverError(self.0);
+        let text = error.error_string().ok()?;
+        Some(text.to_string_lossy().into_owned())
+    }
+}
+
+impl From<DriverError> for DriverFailure {
+    fn from(error: DriverError) -> Self {
+        DriverFailure(error.0)
+    }
+}
+
+impl From<DriverFailure> for DriverError {
+    fn from(failure: DriverFailure) -> Self {
+        DriverError(failure.0)
+    }
+}
+
+impl std::fmt::Display for DriverFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.description() {
+            Some(text) => write!(f, "{:?} ({text})", self.0),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
+}
+
+impl std::error::Error for DriverFailure {}
+
+/// A CUDA version as the driver reports it (`12080` is 12.8).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CudaVersion(pub i32);
+
+impl std::fmt::Display for CudaVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.0 / 1000, (self.0 % 1000) / 10)
+    }
+}
+
+/// Driver errors that mean a kernel stopped abnormally. They are sticky: every later call on
+/// the context returns them too.
+pub(crate) fn is_fault(error: &DriverFailure) -> bool {
+    use sys::CUresult::*;
+    matches!(
+        error.0,
+        CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUDA_ERROR_INVALID_PC
+            | CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUDA_ERROR_ASSERT
+            | CUDA_ERROR_LAUNCH_TIMEOUT
+    )
+}
+
+fn module_load_hint(error: &DriverFailure) -> &'static str {
+    use sys::CUresult::*;
+    match error.0 {
+        CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
+            "the PTX is newer than this driver understands: update the driver, or build for an \
+             older architecture with `cargo oxide build --arch sm_XX`"
+        }
+        CUDA_ERROR_INVALID_PTX | CUDA_ERROR_INVALID_IMAGE => {
+            "the driver's JIT compiler rejected the PTX (see its log above); if the log names \
+             an architecture, rebuild with `--arch` set to this GPU's (`cargo oxide build \
+             --arch sm_XX`), otherwise report the log as a cuda-oxide bug"
+        }
+        CUDA_ERROR_NO_BINARY_FOR_GPU => {
+            "the PTX targets a newer GPU than this one: rebuild with `--arch` set to this \
+             GPU's compute capability"
+        }
+        _ => "see the driver's message above",
+    }
+}
+
+fn launch_hint(error: &DriverFailure) -> &'static str {
+    use sys::CUresult::*;
+    match error.0 {
+        CUDA_ERROR_INVALID_VALUE => {
+            "check the LaunchConfig: at most 1024 threads per block, a grid of at least one \
+             block in every dimension, and the shared memory size"
+        }
+        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
+            "the kernel needs more registers or shared memory than a block of this size can \
+             get: launch fewer threads per block"
+        }
+        CUDA_ERROR_INVALID_CONTEXT | CUDA_ERROR_CONTEXT_IS_DESTROYED => {
+            "launch on a stream of the context the module was loaded on"
+        }
+        _ => "see the driver's message above",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_read_like_cuda_releases() {
+        assert_eq!(CudaVersion(12080).to_string(), "12.8");
+        assert_eq!(CudaVersion(13000).to_string(), "13.0");
+    }
+
+    #[test]
+    fn traps_and_bad_addresses_are_faults() {
+        use sys::CUresult::*;
+        for code in [
+            CUDA_ERROR_LAUNCH_FAILED,
+            CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            CUDA_ERROR_ILLEGAL_ADDRESS,
+        ] {
+            assert!(is_fault(&DriverFailure(code)), "{code:?}");
+        }
+        for code in [CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY] {
+            assert!(!is_fault(&DriverFailure(code)), "{code:?}");
+        }
+    }
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let fault = Error::KernelFault {
+            kernel: "vecadd",
+            source: DriverFailure(sys::CUresult::CUDA_ERROR_LAUNCH_FAILED),
+        };
+        let text = fault.to_string();
+        assert!(
+            text.starts_with("kernel `vecadd` faulted on the GPU"),
+            "{text}"
+        );
+        assert!(text.contains("out of bounds"), "{text}");
+
+        let load = Error::ModuleLoad {
+            crate_name: "app",
+            source: DriverFailure(sys::CUresult::CUDA_ERROR_INVALID_PTX),
+            log: "ptxas application ptx input, line 9; error".into(),
+        };
+        let text = load.to_string();
+        assert!(
+            text.contains("jit log:\nptxas application ptx input"),
+            "{text}"
+        );
+        assert!(text.contains("--arch"), "{text}");
+
+        let none = Error::NoDevice {
+            ordinal: 0,
+            count: 0,
+        };
+        assert!(none.to_string().contains("nvidia-smi"));
+        assert!(Error::NoDriver.to_string().contains("LD_LIBRARY_PATH"));
+        // Printable with or without a driver (cudarc's own error would need one).
+        assert!(format!("{load:?}").contains("CUDA_ERROR_INVALID_PTX"));
+    }
+}

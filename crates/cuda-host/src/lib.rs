@@ -1,0 +1,107 @@
+//! The host side of cuda-oxide: load the PTX that the codegen backend embedded in this binary,
+//! and launch its kernels with type-checked arguments.
+//!
+//! ```ignore
+//! use cuda_host::{cuda_module, CudaContext, LaunchConfig};
+//!
+//! #[cuda_module]
+//! mod kernels {
+//!     use cuda_device::{kernel, thread, DisjointSlice};
+//!     #[kernel]
+//!     pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) { /* ... */ }
+//! }
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let ctx = CudaContext::new(0)?;
+//!     let stream = ctx.default_stream();
+//!     let module = kernels::load(&ctx)?;
+//!     let a = stream.clone_htod(&vec![1.0f32; 1024])?;
+//!     let b = stream.clone_htod(&vec![2.0f32; 1024])?;
+//!     let mut c = stream.alloc_zeros::<f32>(1024)?;
+//!     module.vecadd(&stream, LaunchConfig::for_num_elems(1024), &a, &b, &mut c)?;
+//!     assert_eq!(stream.clone_dtoh(&c)?, vec![3.0f32; 1024]);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Buffers, streams and launch configurations are cudarc's. The driver is loaded at run time,
+//! so binaries build and start on machines without CUDA; there, [`CudaContext::new`] returns
+//! [`Error::NoDriver`]. Nothing here panics on a missing driver or GPU, bad PTX or a faulting
+//! kernel: each is an [`Error`] whose message says what to do.
+//!
+//! # Safety of launches
+//!
+//! The launch methods that [`cuda_module`] generates are safe functions: their parameter types
+//! follow the kernel's signature, so the GPU receives exactly the values the kernel is
+//! compiled for, device buffers carry their lengths (device code checks its indices against
+//! them and traps instead of reading past the end), and Rust's borrows keep a buffer from
+//! being passed as `&mut` twice or as `&` and `&mut` at once. Two cases depend on the caller,
+//! and only these are `unsafe`: kernels with raw-pointer parameters (the caller promises the
+//! pointers are valid device pointers), and [`Kernel::launch`] for hand-packed arguments.
+
+mod driver;
+mod error;
+mod module;
+mod param;
+
+pub use cuda_macros::cuda_module;
+pub use cudarc;
+pub use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig};
+pub use driver::{
+    CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, init,
+};
+pub use error::{CudaVersion, DriverFailure, Error};
+pub use kernel_abi::ParamKind;
+pub use module::{Kernel, PtxModule, synchronize};
+pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+
+/// Support for the code `#[cuda_module]` generates; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    use std::ffi::CStr;
+
+    use crate::Error;
+
+    /// The PTX the backend embedded for `crate_name`: `len` bytes of text and a NUL.
+    ///
+    /// # Safety
+    /// `ptx` must point to `len + 1` bytes that stay readable for the whole program (the
+    /// backend's read-only data symbols are).
+    pub unsafe fn embedded_ptx(
+        crate_name: &'static str,
+        ptx: *const u8,
+        len: u64,
+    ) -> Result<&'static CStr, Error> {
+        let damaged = |reason| Error::BadEmbeddedPtx { crate_name, reason };
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&len| len < isize::MAX as usize)
+            .ok_or(damaged("its length symbol holds an impossible length"))?;
+        // SAFETY: the caller guarantees `len + 1` readable bytes for 'static.
+        let bytes = unsafe { std::slice::from_raw_parts(ptx, len + 1) };
+        CStr::from_bytes_with_nul(bytes)
+            .map_err(|_| damaged("the text is not NUL-terminated or holds a NUL byte"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::__private::embedded_ptx;
+
+    #[test]
+    fn embedded_ptx_is_checked() {
+        let good = b".version 8.0\n\0";
+        // SAFETY: 13 bytes of text and a NUL.
+        let ptx = unsafe { embedded_ptx("app", good.as_ptr(), 13) }.unwrap();
+        assert_eq!(ptx.to_bytes(), b".version 8.0\n");
+
+        let no_nul = b".version";
+        // SAFETY: 8 readable bytes; the length says 7 + NUL.
+        let err = unsafe { embedded_ptx("app", no_nul.as_ptr(), 7) }.unwrap_err();
+        assert!(err.to_string().contains("cargo oxide build"), "{err}");
+
+        // SAFETY: never dereferenced: the length is refused first.
+        let err = unsafe { embedded_ptx("app", good.as_ptr(), u64::MAX) }.unwrap_err();
+        assert!(err.to_string().contains("impossible length"), "{err}");
+    }
+}

@@ -1,0 +1,498 @@
+//! `#[cuda_module]`: a typed host launcher for every `#[kernel]` of a module.
+//!
+//! The attribute sees the module before the `#[kernel]`s inside it expand, so it reads each
+//! kernel's signature as written. It leaves the module's items untouched and adds:
+//!
+//! - `pub fn load(ctx: &cuda_host::CudaContext) -> Result<Module, cuda_host::Error>`: loads the
+//!   PTX the codegen backend embedded for this crate and looks up each kernel;
+//! - `pub struct Module`, with one launch method per kernel, named like the kernel, taking
+//!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
+//!
+//! Host argument types follow the kernel's parameter types: `&[T]` becomes
+//! `&CudaSlice<T>`, `&mut [T]` and `DisjointSlice<T>` become `&mut CudaSlice<T>`, everything
+//! else is taken by value (scalars as they are, structs, tuples and closures through
+//! `cuda_host::ByValue`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use reserved_oxide_symbols::{crate_tag, ptx_len_symbol, ptx_symbol};
+use syn::spanned::Spanned;
+use syn::{
+    Error, FnArg, GenericArgument, Ident, Item, ItemFn, ItemMod, Pat, PathArguments, Result, Type,
+    Visibility,
+};
+
+use crate::signature::{crate_name, no_arguments};
+
+/// How one kernel parameter crosses from the host.
+enum Shape {
+    /// `&[T]`: the host passes `&CudaSlice<T>`.
+    Slice(Type),
+    /// `&mut [T]` or `DisjointSlice<T>`: the host passes `&mut CudaSlice<T>`.
+    SliceMut(Type),
+    /// A primitive scalar or a raw pointer: passed as it is.
+    Direct(Type),
+    /// Anything else: passed by value with rustc's layout.
+    Value(Type),
+}
+
+struct Param {
+    name: Ident,
+    shape: Shape,
+}
+
+struct KernelSig {
+    name: Ident,
+    vis: Visibility,
+    params: Vec<Param>,
+    has_raw_pointer: bool,
+}
+
+/// Names the generated launch methods use for their own parameters and locals.
+const RESERVED_PARAM_NAMES: [&str; 3] = ["stream", "cfg", "self"];
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
+    no_arguments("cuda_module", attr)?;
+    let mut module: ItemMod = syn::parse2(item.clone()).map_err(|_| {
+        Error::new(
+            item.span(),
+            "#[cuda_module] applies to a module: `mod kernels { ... }`",
+        )
+    })?;
+    let module_span = module.ident.span();
+    let Some((_, items)) = &mut module.content else {
+        return Err(Error::new(
+            module.span(),
+            "#[cuda_module] needs the module's items inline (`mod kernels { ... }`), not in \
+             another file",
+        ));
+    };
+    for item in items.iter() {
+        if let Some(ident) = item_ident(item)
+            && (ident == "load" || ident == "Module")
+        {
+            return Err(Error::new(
+                ident.span(),
+                format!(
+                    "#[cuda_module] generates `load` and `Module` in this module; rename this \
+                     `{ident}`"
+                ),
+            ));
+        }
+    }
+    let kernels = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Fn(func) if is_kernel(func) => Some(kernel_sig(func)),
+            _ => None,
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if kernels.is_empty() {
+        return Err(Error::new(
+            module_span,
+            "#[cuda_module] found no #[kernel] function directly in this module; it launches \
+             the kernels written in the module itself",
+        ));
+    }
+    items.extend(generate(&kernels)?);
+    Ok(quote!(#module))
+}
+
+fn item_ident(item: &Item) -> Option<&Ident> {
+    match item {
+        Item::Fn(f) => Some(&f.sig.ident),
+        Item::Struct(s) => Some(&s.ident),
+        Item::Enum(e) => Some(&e.ident),
+        Item::Union(u) => Some(&u.ident),
+        Item::Type(t) => Some(&t.ident),
+        Item::Trait(t) => Some(&t.ident),
+        Item::Const(c) => Some(&c.ident),
+        Item::Static(s) => Some(&s.ident),
+        Item::Mod(m) => Some(&m.ident),
+        _ => None,
+    }
+}
+
+/// `#[kernel]`, `#[cuda_device::kernel]`, `#[cuda_macros::kernel]`.
+fn is_kernel(func: &ItemFn) -> bool {
+    func.attrs.iter().any(|attr| {
+        attr.path()
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "kernel")
+    })
+}
+
+fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
+    let mut params = Vec::new();
+    for (index, input) in func.sig.inputs.iter().enumerate() {
+        let FnArg::Typed(typed) = input else {
+            // `#[kernel]` reports methods itself.
+            continue;
+        };
+        let name = match &*typed.pat {
+            Pat::Ident(p) if !RESERVED_PARAM_NAMES.contains(&p.ident.to_string().as_str()) => {
+                Ident::new(&p.ident.to_string(), p.ident.span())
+            }
+            Pat::Ident(p) => format_ident!("{}_arg", p.ident),
+            _ => format_ident!("arg{index}"),
+        };
+        params.push(Param {
+            name,
+            shape: shape(&typed.ty)?,
+        });
+    }
+    let has_raw_pointer = params
+        .iter()
+        .any(|p| matches!(&p.shape, Shape::Direct(Type::Ptr(_))));
+    Ok(KernelSig {
+        name: func.sig.ident.clone(),
+        vis: func.vis.clone(),
+        params,
+        has_raw_pointer,
+    })
+}
+
+const SCALARS: [&str; 16] = [
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char",
+];
+
+fn shape(ty: &Type) -> Result<Shape> {
+    match ty {
+        Type::Paren(inner) => shape(&inner.elem),
+        Type::Group(inner) => shape(&inner.elem),
+        Type::Reference(reference) => match &*reference.elem {
+            Type::Slice(slice) if reference.mutability.is_some() => {
+                Ok(Shape::SliceMut((*slice.elem).clone()))
+            }
+            Type::Slice(slice) => Ok(Shape::Slice((*slice.elem).clone())),
+            _ => Err(Error::new(
+                ty.span(),
+                "a kernel parameter that is a reference must be a slice (`&[T]` or `&mut [T]`) \
+                 for #[cuda_module] to launch it: the host passes device buffers. Take a \
+                 one-element slice, or the value itself",
+            )),
+        },
+        Type::Ptr(_) => Ok(Shape::Direct(ty.clone())),
+        Type::ImplTrait(_) => Err(Error::new(
+            ty.span(),
+            "a kernel parameter cannot be `impl Trait`: a kernel needs one concrete signature",
+        )),
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last();
+            if let Some(segment) = last.filter(|s| s.ident == "DisjointSlice") {
+                return match &segment.arguments {
+                    PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+                        match &args.args[0] {
+                            GenericArgument::Type(elem) => Ok(Shape::SliceMut(elem.clone())),
+                            _ => Err(disjoint_slice_error(ty)),
+                        }
+                    }
+                    _ => Err(disjoint_slice_error(ty)),
+                };
+            }
+            let is_scalar = path.path.segments.len() == 1
+                && last.is_some_and(|s| {
+                    s.arguments.is_empty() && SCALARS.contains(&s.ident.to_string().as_str())
+                });
+            Ok(if is_scalar {
+                Shape::Direct(ty.clone())
+            } else {
+                Shape::Value(ty.clone())
+            })
+        }
+        _ => Ok(Shape::Value(ty.clone())),
+    }
+}
+
+fn disjoint_slice_error(ty: &Type) -> Error {
+    Error::new(
+        ty.span(),
+        "write `DisjointSlice<T>` with its element type for #[cuda_module] to launch it",
+    )
+}
+
+fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
+    let crate_name = crate_name();
+    let tag = crate_tag(&crate_name);
+    let ptx_symbol = ptx_symbol(&tag);
+    let ptx_len_symbol = ptx_len_symbol(&tag);
+    let host = quote!(::cuda_host);
+
+    let names: Vec<&Ident> = kernels.iter().map(|k| &k.name).collect();
+    let name_strings: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let launchers = kernels.iter().map(|kernel| launcher(kernel, &host));
+
+    let tokens = quote! {
+        /// The kernels of this module, loaded on one context by [`load`].
+        #[derive(Clone, Debug)]
+        #[allow(dead_code)]
+        pub struct Module {
+            #( #names: #host::Kernel, )*
+        }
+
+        /// Loads the PTX that `cargo oxide` embedded in this binary on `ctx`, and looks up
+        /// the kernels of this module in it.
+        ///
+        /// A binary built without the cuda-oxide backend has no embedded PTX: linking it fails
+        /// with an undefined `cuda_oxide_ptx_..._build_with_cargo_oxide`.
+        #[allow(dead_code)]
+        pub fn load(
+            ctx: &#host::CudaContext,
+        ) -> ::core::result::Result<Module, #host::Error> {
+            unsafe extern "C" {
+                #[link_name = #ptx_symbol]
+                static CUDA_OXIDE_PTX: u8;
+                #[link_name = #ptx_len_symbol]
+                static CUDA_OXIDE_PTX_LEN: u64;
+            }
+            // SAFETY: the codegen backend defines both symbols for this crate, in read-only
+            // data: `CUDA_OXIDE_PTX_LEN` bytes of PTX text followed by a NUL.
+            let ptx = unsafe {
+                #host::__private::embedded_ptx(
+                    #crate_name,
+                    &raw const CUDA_OXIDE_PTX,
+                    CUDA_OXIDE_PTX_LEN,
+                )
+            }?;
+            let module = #host::PtxModule::load(ctx, #crate_name, ptx)?;
+            ::core::result::Result::Ok(Module {
+                #( #names: module.kernel(#name_strings)?, )*
+            })
+        }
+
+        impl Module {
+            #( #launchers )*
+        }
+    };
+    let file: syn::File = syn::parse2(tokens)?;
+    Ok(file.items)
+}
+
+fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
+    let name = &kernel.name;
+    let vis = match &kernel.vis {
+        Visibility::Inherited => quote!(pub(super)),
+        vis => quote!(#vis),
+    };
+    let mut params = Vec::new();
+    let mut pushes = Vec::new();
+    for param in &kernel.params {
+        let arg = &param.name;
+        // The parameter as an expression, spanned at the macro call, so that diagnostics point
+        // at the type rather than suggest changing the kernel's parameter pattern.
+        let value = Ident::new(&arg.to_string(), Span::call_site());
+        let (ty, push, span) = match &param.shape {
+            Shape::Slice(elem) => (
+                quote!(&#host::CudaSlice<#elem>),
+                quote!(#value),
+                elem.span(),
+            ),
+            Shape::SliceMut(elem) => (
+                quote!(&mut #host::CudaSlice<#elem>),
+                quote!(#value),
+                elem.span(),
+            ),
+            Shape::Direct(ty) => (quote!(#ty), quote!(#value), ty.span()),
+            Shape::Value(ty) => (quote!(#ty), quote!(#host::ByValue(#value)), ty.span()),
+        };
+        params.push(quote!(#arg: #ty));
+        // Spanned at the kernel's parameter type, so that an argument type that cannot be
+        // passed is reported there.
+        pushes.push(quote_spanned!(span=> __cuda_oxide_args.arg(#push);));
+    }
+    let summary =
+        format!(" Launches the kernel `{name}` on `stream` with `cfg`; returns once it is queued.");
+    let (unsafety, safety_doc) = if kernel.has_raw_pointer {
+        (
+            quote!(unsafe),
+            quote! {
+                ///
+                /// # Safety
+                /// The kernel takes raw pointers: each must point to device memory that the
+                /// kernel may access as it does, for as long as it runs.
+            },
+        )
+    } else {
+        (quote!(), quote!())
+    };
+    let args = Ident::new("__cuda_oxide_args", Span::call_site());
+    quote! {
+        #[doc = #summary]
+        #safety_doc
+        #[allow(clippy::too_many_arguments, dead_code)]
+        #vis #unsafety fn #name(
+            &self,
+            stream: &#host::CudaStream,
+            cfg: #host::LaunchConfig,
+            #( #params, )*
+        ) -> ::core::result::Result<(), #host::Error> {
+            let mut #args = #host::KernelArgs::new(stream);
+            #( #pushes )*
+            // SAFETY: the arguments were packed from the kernel's own parameter types, in
+            // order, so they are what the PTX entry expects.
+            unsafe { self.#name.launch(stream, cfg, #args) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::expand;
+
+    fn expansion(item: proc_macro2::TokenStream) -> String {
+        expand(quote!(), item).unwrap().to_string()
+    }
+
+    #[test]
+    fn generates_load_and_typed_launchers() {
+        let out = expansion(quote!(
+            mod kernels {
+                use cuda_device::{DisjointSlice, kernel};
+                #[kernel]
+                pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {}
+                #[kernel]
+                pub fn scale(data: &mut [u32], factor: u32, p: Params) {}
+                pub fn helper() {}
+            }
+        ));
+        assert!(
+            out.contains("# [kernel] pub fn vecadd"),
+            "module kept: {out}"
+        );
+        assert!(out.contains("pub fn load"), "{out}");
+        assert!(out.contains("pub struct Module"), "{out}");
+        assert!(
+            out.contains(
+                "pub fn vecadd (& self , stream : & :: cuda_host :: CudaStream , cfg : :: \
+                 cuda_host :: LaunchConfig , a : & :: cuda_host :: CudaSlice < f32 > , b : & :: \
+                 cuda_host :: CudaSlice < f32 > , c : & mut :: cuda_host :: CudaSlice < f32 > ,)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "data : & mut :: cuda_host :: CudaSlice < u32 > , factor : u32 , p : Params ,"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("__cuda_oxide_args . arg (:: cuda_host :: ByValue (p))"),
+            "{out}"
+        );
+        assert!(out.contains("module . kernel (\"scale\")"), "{out}");
+        assert!(!out.contains("fn helper (& self"), "{out}");
+        assert!(!out.contains("unsafe fn"), "{out}");
+    }
+
+    #[test]
+    fn refers_to_the_crate_ptx_symbols() {
+        let out = expansion(quote!(
+            mod k {
+                #[cuda_device::kernel]
+                fn one(x: u32) {}
+            }
+        ));
+        let tag = reserved_oxide_symbols::crate_tag(&crate::signature::crate_name());
+        assert!(
+            out.contains(&format!("\"{}\"", reserved_oxide_symbols::ptx_symbol(&tag))),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "\"{}\"",
+                reserved_oxide_symbols::ptx_len_symbol(&tag)
+            )),
+            "{out}"
+        );
+        // A private kernel's launcher is still callable from the parent module.
+        assert!(out.contains("pub (super) fn one"), "{out}");
+    }
+
+    #[test]
+    fn raw_pointers_make_the_launcher_unsafe() {
+        let out = expansion(quote!(
+            mod k {
+                #[kernel]
+                pub fn raw(p: *mut f32, n: usize) {}
+            }
+        ));
+        assert!(out.contains("pub unsafe fn raw"), "{out}");
+        assert!(out.contains("p : * mut f32"), "{out}");
+    }
+
+    #[test]
+    fn clashing_parameter_names_are_renamed() {
+        let out = expansion(quote!(
+            mod k {
+                #[kernel]
+                pub fn odd(stream: u32, cfg: f32, (a, b): (u8, u8)) {}
+            }
+        ));
+        assert!(
+            out.contains("stream_arg : u32 , cfg_arg : f32 , arg2 : (u8 , u8) ,"),
+            "{out}"
+        );
+    }
+
+    fn error(item: proc_macro2::TokenStream) -> String {
+        expand(quote!(), item).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn misuse_is_explained() {
+        assert!(
+            error(quote!(
+                mod k;
+            ))
+            .contains("inline")
+        );
+        assert!(
+            error(quote!(
+                fn f() {}
+            ))
+            .contains("applies to a module")
+        );
+        assert!(
+            error(quote!(
+                mod k {
+                    fn f() {}
+                }
+            ))
+            .contains("found no #[kernel]")
+        );
+        assert!(
+            error(quote!(
+                mod k {
+                    #[kernel]
+                    fn f(x: &u32) {}
+                }
+            ))
+            .contains("must be a slice")
+        );
+        assert!(
+            error(quote!(
+                mod k {
+                    #[kernel]
+                    fn f(x: u32) {}
+                    fn load() {}
+                }
+            ))
+            .contains("rename this `load`")
+        );
+        assert!(
+            expand(
+                quote!(x),
+                quote!(
+                    mod k {}
+                )
+            )
+            .unwrap_err()
+            .to_string()
+            .contains("takes no arguments")
+        );
+    }
+}
