@@ -14,7 +14,7 @@ use pliron::{
         type_interfaces::FloatTypeInterface,
         types::{IntegerType, Signedness},
     },
-    combine::{Parser, between, choice, parser::char::string, token},
+    combine::{Parser, attempt, between, choice, parser::char::string, token},
     common_traits::Verify,
     context::Context,
     derive::{format, pliron_type},
@@ -385,8 +385,8 @@ impl Parsable for EnumTag {
                 .skip(spaced(token('@')))
                 .and(spaced(int_parser::<u64>()))
         };
-        let none = string("none").map(|_| EnumTag::None);
-        let direct = string("direct")
+        let none = attempt(string("none")).map(|_| EnumTag::None);
+        let direct = attempt(string("direct"))
             .with(between(spaced(token('(')), spaced(token(')')), tag_ty()))
             .map(|(ty, offset)| EnumTag::Direct { ty, offset });
         let niche = string("niche")

@@ -139,7 +139,7 @@ impl Verify for ConstantOp {
 /// Printed as `v = mir.undef : type`.
 #[pliron_op(
     name = "mir.undef",
-    format = "` : ` type($0)",
+    format = "`: ` type($0)",
     interfaces = [NOpdsInterface<0>, OneResultInterface],
     verifier = "succ"
 )]

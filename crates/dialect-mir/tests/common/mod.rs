@@ -180,3 +180,12 @@ pub fn verify_error(ctx: &Context, op: Ptr<Operation>) -> String {
         Err(err) => err.to_string(),
     }
 }
+
+/// Parse `text` in a fresh context without verifying it.
+pub fn parse_unverified(text: &str) -> (Context, Ptr<Operation>) {
+    let mut ctx = context();
+    match parse_from_str(spaced(Operation::top_level_parser()), &mut ctx, text) {
+        Ok(op) => (ctx, op),
+        Err(err) => panic!("{text}\ndoes not parse: {err}"),
+    }
+}
