@@ -91,7 +91,7 @@ macro_rules! sreg_op {
         #[doc = concat!("Printed as `r = ", $opid, " : ui32`.")]
         #[pliron_op(
             name = $opid,
-            format = "` : ` type($0)",
+            format = "`: ` type($0)",
             interfaces = [NOpdsInterface<0>, OneResultInterface]
         )]
         pub struct $name;
