@@ -251,9 +251,7 @@ builtin.module @m {
     mir.func @clamp: builtin.function <(builtin.integer si16, builtin.integer si16) -> (builtin.integer si16)> kernel {
       ^entry(x: builtin.integer si16, hi: builtin.integer si16):
         big = mir.gt x, hi : builtin.integer i1;
-        mir.cond_br big, ^clamp(), ^keep()
-      ^clamp():
-        mir.goto ^done(hi)
+        mir.cond_br big, ^done(hi), ^keep()
       ^keep():
         mir.switch_int x : builtin.integer si16 [-1: ^done(hi), otherwise: ^done(x)]
       ^done(r: builtin.integer si16):
@@ -264,4 +262,33 @@ builtin.module @m {
 "#;
     let (ctx, op) = parse(text).unwrap_or_else(|err| panic!("{err}"));
     insta::assert_snapshot!(canonical(&ctx, op));
+}
+
+#[test]
+fn dead_pure_ops_are_removed_by_dce() {
+    let ctx = &mut context();
+    let module = module(ctx);
+    let u64_ty = ui(ctx, 64);
+    let f = func(ctx, module, "f", vec![u64_ty], vec![u64_ty]);
+    let entry = f.entry_block(ctx).unwrap();
+    let x = entry.deref(ctx).get_argument(0);
+    let mut b = Builder::at_end(entry);
+    let slot = b.add(AllocaOp::new(ctx, u64_ty), ctx).result(ctx);
+    b.add(StoreOp::new(ctx, x, slot), ctx);
+    let unused = b.add(MulOp::new(ctx, x, x), ctx).result(ctx);
+    b.add(IntCastOp::new(ctx, unused, ui(ctx, 8)), ctx);
+    b.add(ReturnOp::new(ctx, Some(x)), ctx);
+    verify(ctx, module.get_operation());
+
+    pliron::opts::dce::dce(module.get_operation(), ctx).expect("dce succeeds");
+    verify(ctx, module.get_operation());
+    let text = print(ctx, module.get_operation());
+    assert!(
+        !text.contains("mir.mul") && !text.contains("mir.int_cast"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mir.store"),
+        "stores have side effects:\n{text}"
+    );
 }

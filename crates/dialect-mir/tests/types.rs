@@ -75,6 +75,7 @@ fn samples(ctx: &Context) -> Vec<TypeHandle> {
         tuple.into(),
         option_ref(ctx),
         unit_enum.into(),
+        StructType::get(ctx, "Empty", 0, 1, vec![]).into(),
     ]
 }
 
