@@ -6,7 +6,7 @@
 //! * [ops]: constants, arithmetic, casts, memory, slices, enums, control flow, calls and
 //!   `mir.func`.
 //!
-//! Every type and op registers itself in each new [Context](pliron::context::Context) when
+//! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
 
 use pliron::{

@@ -248,7 +248,7 @@ fn text_form_parses() {
     let text = r#"
 builtin.module @m {
   ^m():
-    mir.func @clamp: builtin.function <(builtin.integer si16, builtin.integer si16) -> (builtin.integer si16)> kernel {
+    mir.func @clamp: builtin.function <(builtin.integer si16, builtin.integer si16) -> (builtin.integer si16)> {
       ^entry(x: builtin.integer si16, hi: builtin.integer si16):
         big = mir.gt x, hi : builtin.integer i1;
         mir.cond_br big, ^done(hi), ^keep()

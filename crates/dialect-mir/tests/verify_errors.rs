@@ -293,3 +293,21 @@ fn terminator_must_end_its_block() {
         "{message}"
     );
 }
+
+#[test]
+fn kernels_return_nothing() {
+    let ctx = &mut context();
+    let module = module(ctx);
+    let u8_ty = ui(ctx, 8);
+    let f = func(ctx, module, "k", vec![u8_ty], vec![u8_ty]);
+    let entry = f.entry_block(ctx).unwrap();
+    let x = entry.deref(ctx).get_argument(0);
+    Builder::at_end(entry).add(ReturnOp::new(ctx, Some(x)), ctx);
+    verify(ctx, module.get_operation());
+    f.set_kernel(ctx, true);
+    let message = verify_error(ctx, module.get_operation());
+    assert!(
+        message.contains("mir.func: a kernel returns nothing"),
+        "{message}"
+    );
+}

@@ -13,9 +13,9 @@ use pliron::{
 };
 
 use super::{
-    expect_type, expect_type_eq, invalid,
+    expect_type_eq, invalid,
     memory::{expect_ptr_operand, expect_ptr_result, ptr_parts},
-    no_side_effects, opd, opd_ty, res, res_ty,
+    no_side_effects, opd, opd_ty, res, res_ty, wrong_type,
 };
 use crate::{
     attributes::IndexAttr,
@@ -33,18 +33,13 @@ fn with_enum_operand<R>(
     let pointee_ref = pointee.deref(ctx);
     match pointee_ref.downcast_ref::<EnumType>() {
         Some(enum_ty) => Ok((check(enum_ty), address_space)),
-        None => {
-            drop(pointee_ref);
-            expect_type(
-                op,
-                ctx,
-                false,
-                "operand",
-                "a pointer to a mir.enum",
-                opd_ty(op, ctx, 0),
-            )
-            .map(|_| unreachable!())
-        }
+        None => wrong_type(
+            op,
+            ctx,
+            "operand",
+            "a pointer to a mir.enum",
+            opd_ty(op, ctx, 0),
+        ),
     }
 }
 

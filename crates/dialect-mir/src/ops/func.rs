@@ -150,6 +150,9 @@ impl Verify for FuncOp {
         if ty.deref(ctx).res_types().len() > 1 {
             return invalid(self, ctx, "a function has at most one result");
         }
+        if self.is_kernel(ctx) && !ty.deref(ctx).res_types().is_empty() {
+            return invalid(self, ctx, "a kernel returns nothing");
+        }
         if let Some(entry) = self.entry_block(ctx) {
             let arg_types: Vec<_> = entry
                 .deref(ctx)

@@ -35,7 +35,7 @@ use thiserror::Error;
 
 use super::{
     UndefOp, expect_type, expect_type_eq, invalid, no_side_effects, opd, opd_ty, res, res_ty,
-    slice::slice_elem,
+    slice::slice_elem, wrong_type,
 };
 use crate::{
     attributes::IndexAttr,
@@ -59,7 +59,7 @@ pub(crate) fn expect_ptr_operand(
     let ty = opd_ty(op, ctx, idx);
     match ptr_parts(ctx, ty) {
         Some(parts) => Ok(parts),
-        None => expect_type(op, ctx, false, what, "a mir.ptr", ty).map(|_| unreachable!()),
+        None => wrong_type(op, ctx, what, "a mir.ptr", ty),
     }
 }
 

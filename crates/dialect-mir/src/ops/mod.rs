@@ -87,6 +87,17 @@ pub(crate) fn expect_type(
     if ok {
         return Ok(());
     }
+    wrong_type(op, ctx, what, expected, found)
+}
+
+/// Fail with [MirVerifyErr::WrongType]: `what` has type `found` instead of `expected`.
+pub(crate) fn wrong_type<T>(
+    op: &dyn Op,
+    ctx: &Context,
+    what: &str,
+    expected: &str,
+    found: TypeHandle,
+) -> Result<T> {
     verify_err!(
         op.loc(ctx),
         MirVerifyErr::WrongType {

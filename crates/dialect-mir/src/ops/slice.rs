@@ -12,7 +12,7 @@ use pliron::{
     value::Value,
 };
 
-use super::{expect_type, expect_type_eq, no_side_effects, opd, opd_ty, res, res_ty};
+use super::{expect_type, expect_type_eq, no_side_effects, opd, opd_ty, res, res_ty, wrong_type};
 use crate::types::{ADDRSPACE_GENERIC, DisjointSliceType, PtrType, SliceType, usize_type};
 
 /// The element type of `ty` if it is a `mir.slice` or a `mir.disjoint_slice`.
@@ -34,7 +34,7 @@ fn expect_slice_operand(op: &dyn Op, ctx: &Context) -> Result<TypeHandle> {
     let ty = opd_ty(op, ctx, 0);
     match slice_elem(ctx, ty) {
         Some(elem) => Ok(elem),
-        None => expect_type(op, ctx, false, "operand", SLICE, ty).map(|_| unreachable!()),
+        None => wrong_type(op, ctx, "operand", SLICE, ty),
     }
 }
 
