@@ -46,4 +46,12 @@ pub enum OxideError {
 
     #[error("`cargo metadata` for `{}` did not say where its target directory is", .0.display())]
     Metadata(PathBuf),
+
+    #[error("could not copy `{}` to `{}`: {source}", .from.display(), .to.display())]
+    CopyPtx {
+        from: PathBuf,
+        to: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }

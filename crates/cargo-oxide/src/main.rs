@@ -24,6 +24,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Build(target) => user_build::build(&target).map(|built| {
             eprintln!("cargo oxide: artifacts in {}", built.artifact_dir.display());
+            for ptx in &built.ptx {
+                eprintln!("cargo oxide: PTX in {}", ptx.display());
+            }
         }),
     };
     match result {

@@ -21,6 +21,8 @@ pub const DEVICE_RUSTFLAGS: &[&str] =
 pub struct Built {
     /// The directory of the profile's artifacts (binaries, `.ptx`).
     pub artifact_dir: PathBuf,
+    /// The `.ptx` of each crate with kernels, copied next to the binaries.
+    pub ptx: Vec<PathBuf>,
 }
 
 /// The manifest a build target names.
@@ -105,9 +107,65 @@ pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
         return Err(OxideError::UserBuild(manifest));
     }
     let profile = if target.release { "release" } else { "debug" };
-    Ok(Built {
-        artifact_dir: target_dir.join(profile),
-    })
+    let artifact_dir = target_dir.join(profile);
+    let ptx = publish_ptx(&artifact_dir)?;
+    Ok(Built { artifact_dir, ptx })
+}
+
+/// Copies each crate's newest `.ptx` to `<artifact_dir>/<crate>.ptx`, beside the binaries.
+///
+/// The backend writes a crate's PTX where rustc puts the crate's other outputs,
+/// `<artifact_dir>/deps/<crate>-<hash>.ptx`; cargo leaves several hashes of one crate there
+/// after builds with different settings, and the newest is the one the build just used.
+pub fn publish_ptx(artifact_dir: &Path) -> Result<Vec<PathBuf>, OxideError> {
+    let deps = artifact_dir.join("deps");
+    let Ok(entries) = std::fs::read_dir(&deps) else {
+        return Ok(Vec::new());
+    };
+    let mut newest: std::collections::BTreeMap<String, (std::time::SystemTime, PathBuf)> =
+        std::collections::BTreeMap::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "ptx") {
+            continue;
+        }
+        let Some(crate_name) = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .and_then(crate_of_output)
+        else {
+            continue;
+        };
+        let modified = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+        let slot = newest
+            .entry(crate_name.to_owned())
+            .or_insert((modified, path.clone()));
+        if modified > slot.0 {
+            *slot = (modified, path);
+        }
+    }
+    newest
+        .into_iter()
+        .map(|(crate_name, (_, from))| {
+            let to = artifact_dir.join(format!("{crate_name}.ptx"));
+            std::fs::copy(&from, &to).map_err(|source| OxideError::CopyPtx {
+                from: from.clone(),
+                to: to.clone(),
+                source,
+            })?;
+            Ok(to)
+        })
+        .collect()
+}
+
+/// `app` from `app-0123456789abcdef`, cargo's name for a crate's outputs in `deps/`.
+fn crate_of_output(stem: &str) -> Option<&str> {
+    let (name, hash) = stem.rsplit_once('-')?;
+    let is_hash = hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit());
+    (is_hash && !name.is_empty()).then_some(name)
 }
 
 /// Builds with the backend go to `<the workspace's target dir>/oxide`: the backend's rustc flags
@@ -164,6 +222,38 @@ fn json_string_field(json: &str, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_names_give_their_crate() {
+        assert_eq!(crate_of_output("vecadd-0123456789abcdef"), Some("vecadd"));
+        assert_eq!(crate_of_output("my_app-fedcba9876543210"), Some("my_app"));
+        assert_eq!(crate_of_output("vecadd"), None);
+        assert_eq!(crate_of_output("vecadd-123"), None);
+        assert_eq!(crate_of_output("-0123456789abcdef"), None);
+    }
+
+    #[test]
+    fn newest_ptx_of_each_crate_is_copied_beside_the_binaries() {
+        let dir = std::env::temp_dir().join(format!("cargo-oxide-ptx-{}", std::process::id()));
+        let deps = dir.join("deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        let old = deps.join("app-0000000000000001.ptx");
+        std::fs::write(&old, "old").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(deps.join("app-0000000000000002.ptx"), "new").unwrap();
+        std::fs::write(deps.join("dep_lib-00000000000000aa.ptx"), "dep").unwrap();
+        std::fs::write(deps.join("app-0000000000000003.d"), "not ptx").unwrap();
+
+        let copied = publish_ptx(&dir).unwrap();
+        assert_eq!(copied, vec![dir.join("app.ptx"), dir.join("dep_lib.ptx")]);
+        assert_eq!(std::fs::read_to_string(dir.join("app.ptx")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("dep_lib.ptx")).unwrap(),
+            "dep"
+        );
+        assert!(publish_ptx(&dir.join("missing")).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn reads_target_directory_from_metadata() {

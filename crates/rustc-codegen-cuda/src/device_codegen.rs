@@ -15,16 +15,17 @@ use crate::collector::{self, DeviceFunction, ForbiddenCall};
 use crate::config::CudaCodegenConfig;
 use crate::crate_rules::ALLOWED_CRATES_HELP;
 
-/// Runs the device path for the crate being compiled, if it holds device code.
+/// Runs the device path for the crate being compiled, if it holds device code, and returns
+/// the PTX generated for its kernels (to be embedded in the host artifacts).
 ///
 /// A crate without `#[kernel]` or `#[device]` functions costs one scan of its mono items.
 /// A crate with `#[device]` functions but no kernel has its device code checked against the
 /// crate rules; PTX is generated only where there are kernels to launch.
-pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) {
+pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) -> Option<String> {
     let started = Instant::now();
     let roots = collector::find_roots(tcx);
     if roots.is_empty() {
-        return;
+        return None;
     }
     let collected = match collector::collect_device_functions(tcx, &roots) {
         Ok(collected) => collected,
@@ -45,7 +46,7 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             return Err(clash);
         }
         if roots.kernels.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let pipeline_config = PipelineConfig {
             crate_name: crate_name.clone(),
@@ -66,10 +67,10 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
                 eprintln!("cuda-oxide:   wrote {}", path.display());
             }
         }
-        Ok(())
+        Ok(Some(output.ptx))
     });
     match result {
-        Ok(Ok(())) => {}
+        Ok(Ok(ptx)) => ptx,
         Ok(Err(message)) => tcx.dcx().fatal(message),
         Err(e) => tcx
             .dcx()

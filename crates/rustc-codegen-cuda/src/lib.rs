@@ -6,6 +6,8 @@
 //! the crate: when the crate holds `#[kernel]` or `#[device]` functions, the
 //! [`collector`] finds everything the GPU needs and [`device_codegen`] hands it to the device
 //! pipeline. Host code always goes through LLVM exactly as it would without this backend.
+//! The PTX a crate's kernels compile to is [`embed`]ded in the crate's host artifacts by
+//! [`CodegenBackend::join_codegen`].
 
 #![feature(rustc_private)]
 
@@ -20,11 +22,13 @@ extern crate rustc_middle;
 extern crate rustc_public;
 extern crate rustc_session;
 extern crate rustc_span;
+extern crate rustc_target;
 
 pub mod collector;
 pub mod config;
 pub mod crate_rules;
 pub mod device_codegen;
+pub mod embed;
 
 use std::any::Any;
 
@@ -39,8 +43,10 @@ use rustc_middle::util::Providers;
 use rustc_session::Session;
 use rustc_session::config::{CrateType, OutputFilenames, PrintRequest};
 use rustc_span::Symbol;
+use rustc_span::def_id::LOCAL_CRATE;
 
 use crate::config::CudaCodegenConfig;
+use crate::embed::{EmbeddedPtx, OngoingWithPtx};
 
 /// rustc's LLVM backend, plus the device path for crates with kernels.
 pub struct CudaCodegenBackend {
@@ -106,8 +112,18 @@ impl CodegenBackend for CudaCodegenBackend {
     }
 
     fn codegen_crate<'tcx>(&self, tcx: TyCtxt<'tcx>) -> Box<dyn Any> {
-        device_codegen::codegen_device_code(tcx, &self.config);
-        self.llvm.codegen_crate(tcx)
+        let ptx = device_codegen::codegen_device_code(tcx, &self.config);
+        let ongoing = self.llvm.codegen_crate(tcx);
+        match ptx {
+            Some(ptx) => Box::new(OngoingWithPtx {
+                ongoing,
+                ptx: EmbeddedPtx {
+                    crate_name: tcx.crate_name(LOCAL_CRATE).to_string(),
+                    ptx,
+                },
+            }),
+            None => ongoing,
+        }
     }
 
     fn join_codegen(
@@ -117,8 +133,21 @@ impl CodegenBackend for CudaCodegenBackend {
         outputs: &OutputFilenames,
         crate_info: &CrateInfo,
     ) -> (CompiledModules, FxIndexMap<WorkProductId, WorkProduct>) {
-        self.llvm
-            .join_codegen(ongoing_codegen, sess, outputs, crate_info)
+        let with_ptx = match ongoing_codegen.downcast::<OngoingWithPtx>() {
+            Ok(with_ptx) => *with_ptx,
+            Err(ongoing) => return self.llvm.join_codegen(ongoing, sess, outputs, crate_info),
+        };
+        let (mut compiled, work_products) =
+            self.llvm
+                .join_codegen(with_ptx.ongoing, sess, outputs, crate_info);
+        match embed::compiled_module(sess, outputs, &with_ptx.ptx) {
+            Ok(module) => compiled.modules.push(module),
+            Err(e) => sess.dcx().fatal(format!(
+                "cuda-oxide could not embed the PTX of crate `{}`: {e}",
+                with_ptx.ptx.crate_name
+            )),
+        }
+        (compiled, work_products)
     }
 
     fn print_pass_timings(&self) {

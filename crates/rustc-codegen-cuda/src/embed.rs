@@ -1,0 +1,342 @@
+//! Embedding a crate's PTX in its host artifacts.
+//!
+//! The PTX of a crate with kernels goes into one extra object file for the host target, with
+//! two global read-only symbols named after the crate's tag (see `reserved_oxide_symbols`):
+//!
+//! - [`ptx_symbol`]: the PTX text followed by a NUL byte;
+//! - [`ptx_len_symbol`]: the text's length in bytes, a `u64` in the target's byte order.
+//!
+//! The object is added to the crate's compiled modules in `join_codegen`, so rustc links it
+//! into executables and archives it into rlibs like any codegen unit: a library with kernels
+//! carries its PTX to every binary that uses it. The `load` function `#[cuda_module]`
+//! generates refers to both symbols, which also makes the linker pull the object out of an
+//! rlib exactly when it is needed.
+//!
+//! Known limit: a downstream crate built with fat or thin LTO treats the rlib's members that
+//! rustc lists as codegen units as LLVM bitcode and cannot read this one; kernels in a library
+//! used by an LTO build need a later fix (appending the object to the rlib as a native member).
+
+use std::path::{Path, PathBuf};
+
+use object::write::{Object, StandardSection, Symbol, SymbolSection};
+use object::{
+    Architecture, BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind, SymbolScope,
+};
+use reserved_oxide_symbols::{crate_tag, ptx_len_symbol, ptx_symbol};
+use rustc_abi::Endian;
+use rustc_codegen_ssa::{CompiledModule, ModuleKind};
+use rustc_session::Session;
+use rustc_session::config::{OutputFilenames, OutputType};
+use rustc_target::spec::{Arch, BinaryFormat as RustcBinaryFormat};
+
+/// The PTX of the crate being compiled, from `codegen_crate` to `join_codegen`.
+#[derive(Clone, Debug)]
+pub struct EmbeddedPtx {
+    /// The crate's name as rustc knows it (the tag is derived from it, as the macros do).
+    pub crate_name: String,
+    /// The PTX text.
+    pub ptx: String,
+}
+
+/// What rustc's LLVM backend returned from `codegen_crate`, plus the PTX to add when joining.
+pub struct OngoingWithPtx {
+    /// The LLVM backend's ongoing codegen.
+    pub ongoing: Box<dyn std::any::Any>,
+    /// The PTX to embed.
+    pub ptx: EmbeddedPtx,
+}
+
+/// The object file format of the host target.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ObjectTarget {
+    /// ELF, Mach-O or COFF.
+    pub format: BinaryFormat,
+    /// The host architecture.
+    pub architecture: Architecture,
+    /// The host byte order.
+    pub endian: Endianness,
+}
+
+/// Why the PTX could not be embedded.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The host target has an object format or architecture this module does not write.
+    #[error(
+        "cuda-oxide embeds PTX only in x86_64 and aarch64 host binaries (ELF, Mach-O or COFF), \
+         not for `{arch}` with {format} objects"
+    )]
+    UnsupportedTarget {
+        /// The target's architecture.
+        arch: String,
+        /// The target's object format.
+        format: String,
+    },
+    /// `object` could not write the file.
+    #[error("writing the PTX object failed: {0}")]
+    Write(#[from] object::write::Error),
+    /// The object could not be saved.
+    #[error("could not write `{}`: {source}", path.display())]
+    Io {
+        /// Where it was to go.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// An object file for `target` that defines the embedded-PTX symbols of the crate tagged `tag`.
+pub fn ptx_object(target: &ObjectTarget, tag: &str, ptx: &str) -> Result<Vec<u8>, EmbedError> {
+    let mut obj = Object::new(target.format, target.architecture, target.endian);
+    // Its own section on ELF (`.rodata.cuda_oxide_ptx`), so that `--gc-sections` drops it from
+    // binaries that never load the module; the standard read-only section elsewhere.
+    let section = obj.add_subsection(StandardSection::ReadOnlyData, b"cuda_oxide_ptx");
+
+    let mut text = Vec::with_capacity(ptx.len() + 1);
+    text.extend_from_slice(ptx.as_bytes());
+    text.push(0);
+    let len = match target.endian {
+        Endianness::Little => (ptx.len() as u64).to_le_bytes(),
+        Endianness::Big => (ptx.len() as u64).to_be_bytes(),
+    };
+    let symbol = |name: String| Symbol {
+        name: name.into_bytes(),
+        value: 0,
+        size: 0,
+        kind: SymbolKind::Data,
+        // Global, but hidden from the dynamic symbol table of shared libraries.
+        scope: SymbolScope::Linkage,
+        weak: false,
+        section: SymbolSection::Undefined,
+        flags: SymbolFlags::None,
+    };
+    let len_symbol = obj.add_symbol(symbol(ptx_len_symbol(tag)));
+    obj.add_symbol_data(len_symbol, section, &len, 8);
+    let text_symbol = obj.add_symbol(symbol(ptx_symbol(tag)));
+    obj.add_symbol_data(text_symbol, section, &text, 16);
+
+    if target.format == BinaryFormat::Elf {
+        // Without this note, GNU ld assumes the object needs an executable stack and gives the
+        // whole binary one (LLVM's objects all carry it).
+        obj.add_section(Vec::new(), b".note.GNU-stack".to_vec(), SectionKind::Other);
+    }
+    Ok(obj.write()?)
+}
+
+/// The host target's object format, from rustc's target spec.
+pub fn object_target(sess: &Session) -> Result<ObjectTarget, EmbedError> {
+    let target = &sess.target;
+    let unsupported = || EmbedError::UnsupportedTarget {
+        arch: target.arch.desc().to_owned(),
+        format: target.binary_format.desc().to_owned(),
+    };
+    let format = match target.binary_format {
+        RustcBinaryFormat::Elf => BinaryFormat::Elf,
+        RustcBinaryFormat::MachO => BinaryFormat::MachO,
+        RustcBinaryFormat::Coff => BinaryFormat::Coff,
+        _ => return Err(unsupported()),
+    };
+    let architecture = match (&target.arch, target.pointer_width) {
+        (Arch::X86_64, 64) => Architecture::X86_64,
+        (Arch::AArch64, 64) => Architecture::Aarch64,
+        _ => return Err(unsupported()),
+    };
+    let endian = match target.endian {
+        Endian::Little => Endianness::Little,
+        Endian::Big => Endianness::Big,
+    };
+    Ok(ObjectTarget {
+        format,
+        architecture,
+        endian,
+    })
+}
+
+/// Writes the PTX object next to the crate's other codegen units and describes it as one more
+/// compiled module, for rustc to link and archive.
+pub fn compiled_module(
+    sess: &Session,
+    outputs: &OutputFilenames,
+    ptx: &EmbeddedPtx,
+) -> Result<CompiledModule, EmbedError> {
+    let target = object_target(sess)?;
+    let bytes = ptx_object(&target, &crate_tag(&ptx.crate_name), &ptx.ptx)?;
+    let name = "cuda-oxide-ptx";
+    let path = outputs.temp_path_for_cgu(OutputType::Object, name);
+    write(&path, &bytes)?;
+    Ok(CompiledModule {
+        name: name.to_owned(),
+        kind: ModuleKind::Regular,
+        object: Some(path),
+        dwarf_object: None,
+        bytecode: None,
+        assembly: None,
+        llvm_ir: None,
+        links_from_incr_cache: Vec::new(),
+    })
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), EmbedError> {
+    std::fs::write(path, bytes).map_err(|source| EmbedError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use object::{Object as _, ObjectSection as _, ObjectSymbol as _};
+
+    use super::*;
+
+    const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+    fn host_elf() -> ObjectTarget {
+        ObjectTarget {
+            format: BinaryFormat::Elf,
+            architecture: Architecture::X86_64,
+            endian: Endianness::Little,
+        }
+    }
+
+    /// `len` bytes at a symbol in a parsed object (only ELF symbols have a size of their own).
+    fn symbol_bytes<'a>(file: &'a object::File<'a>, name: &str, len: usize) -> &'a [u8] {
+        let symbol = file
+            .symbols()
+            .find(|s| s.name() == Ok(name))
+            .unwrap_or_else(|| panic!("no symbol {name}"));
+        assert!(symbol.is_global(), "{name} must be global");
+        assert!(symbol.is_definition(), "{name} must be defined");
+        let section = file
+            .section_by_index(symbol.section_index().expect("in a section"))
+            .unwrap();
+        let data = section.data().unwrap();
+        let start = (symbol.address() - section.address()) as usize;
+        if file.format() == BinaryFormat::Elf {
+            assert_eq!(symbol.size() as usize, len, "size of {name}");
+        }
+        &data[start..start + len]
+    }
+
+    #[test]
+    fn elf_object_holds_the_ptx_and_its_length() {
+        let tag = crate_tag("vecadd");
+        let bytes = ptx_object(&host_elf(), &tag, PTX).unwrap();
+        let file = object::File::parse(&*bytes).unwrap();
+        assert_eq!(file.format(), BinaryFormat::Elf);
+        assert_eq!(file.architecture(), Architecture::X86_64);
+        assert_eq!(file.kind(), object::ObjectKind::Relocatable);
+
+        let text = symbol_bytes(&file, &ptx_symbol(&tag), PTX.len() + 1);
+        assert_eq!(text, format!("{PTX}\0").as_bytes());
+        let len = symbol_bytes(&file, &ptx_len_symbol(&tag), 8);
+        assert_eq!(len, (PTX.len() as u64).to_le_bytes());
+
+        let section = file.section_by_name(".rodata.cuda_oxide_ptx").unwrap();
+        assert_eq!(section.kind(), SectionKind::ReadOnlyData);
+        assert!(file.section_by_name(".note.GNU-stack").is_some());
+    }
+
+    #[test]
+    fn other_formats_and_byte_orders() {
+        for (format, architecture) in [
+            (BinaryFormat::MachO, Architecture::Aarch64),
+            (BinaryFormat::Coff, Architecture::X86_64),
+            (BinaryFormat::Elf, Architecture::Aarch64),
+        ] {
+            let target = ObjectTarget {
+                format,
+                architecture,
+                endian: Endianness::Little,
+            };
+            let bytes = ptx_object(&target, "0badf00d", PTX).unwrap();
+            let file = object::File::parse(&*bytes).unwrap();
+            assert_eq!(file.format(), format);
+            // Mach-O adds the C prefix `_`; the symbol is what C code calls `cuda_oxide_ptx_...`.
+            let prefix = if format == BinaryFormat::MachO {
+                "_"
+            } else {
+                ""
+            };
+            let name = format!("{prefix}{}", ptx_symbol("0badf00d"));
+            assert_eq!(
+                symbol_bytes(&file, &name, PTX.len() + 1),
+                format!("{PTX}\0").as_bytes(),
+                "{format:?}"
+            );
+        }
+        let big = ObjectTarget {
+            endian: Endianness::Big,
+            ..host_elf()
+        };
+        let bytes = ptx_object(&big, "0badf00d", PTX).unwrap();
+        let file = object::File::parse(&*bytes).unwrap();
+        let len = symbol_bytes(&file, &ptx_len_symbol("0badf00d"), 8);
+        assert_eq!(len, (PTX.len() as u64).to_be_bytes());
+    }
+
+    /// Links the object into a real program that reads the PTX through the same `extern`
+    /// declarations `#[cuda_module]` generates, and runs it.
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn a_program_linked_with_the_object_reads_the_ptx() {
+        let dir = std::env::temp_dir().join(format!("cuda-oxide-embed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tag = crate_tag("linked_demo");
+        let object_path = dir.join("ptx.o");
+        std::fs::write(&object_path, ptx_object(&host_elf(), &tag, PTX).unwrap()).unwrap();
+        let source = format!(
+            r#"
+unsafe extern "C" {{
+    #[link_name = "{data}"]
+    static PTX: u8;
+    #[link_name = "{len}"]
+    static PTX_LEN: u64;
+}}
+fn main() {{
+    let len = unsafe {{ PTX_LEN }} as usize;
+    let bytes = unsafe {{ std::slice::from_raw_parts(&raw const PTX, len + 1) }};
+    let text = std::ffi::CStr::from_bytes_with_nul(bytes).expect("NUL-terminated");
+    print!("{{}}", text.to_str().unwrap());
+}}
+"#,
+            data = ptx_symbol(&tag),
+            len = ptx_len_symbol(&tag),
+        );
+        let main = dir.join("main.rs");
+        std::fs::write(&main, source).unwrap();
+        let exe = dir.join("linked_demo");
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let built = Command::new(&rustc)
+            .args(["--edition", "2024", "-O", "-o"])
+            .arg(&exe)
+            .arg(&main)
+            .arg(format!("-Clink-arg={}", object_path.display()))
+            .output()
+            .expect("rustc runs");
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let warnings = String::from_utf8_lossy(&built.stderr);
+        assert!(!warnings.contains("executable stack"), "{warnings}");
+        let ran = Command::new(&exe).output().expect("the program runs");
+        assert!(ran.status.success());
+        assert_eq!(String::from_utf8_lossy(&ran.stdout), PTX);
+
+        // Without the object the link fails, naming the symbol that says how to fix it.
+        let unlinked = Command::new(&rustc)
+            .args(["--edition", "2024", "-o"])
+            .arg(dir.join("unlinked"))
+            .arg(&main)
+            .output()
+            .expect("rustc runs");
+        assert!(!unlinked.status.success());
+        let error = String::from_utf8_lossy(&unlinked.stderr);
+        assert!(error.contains("_build_with_cargo_oxide"), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
