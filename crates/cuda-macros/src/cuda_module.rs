@@ -18,8 +18,8 @@ use quote::{format_ident, quote, quote_spanned};
 use reserved_oxide_symbols::{crate_tag, ptx_len_symbol, ptx_symbol};
 use syn::spanned::Spanned;
 use syn::{
-    Error, FnArg, GenericArgument, Ident, Item, ItemFn, ItemMod, Pat, PathArguments, Result, Type,
-    Visibility,
+    Attribute, Error, FnArg, GenericArgument, Ident, Item, ItemFn, ItemMod, Pat, PathArguments,
+    Result, Type, Visibility,
 };
 
 use crate::signature::{crate_name, no_arguments};
@@ -46,6 +46,12 @@ struct KernelSig {
     vis: Visibility,
     params: Vec<Param>,
     has_raw_pointer: bool,
+    /// The kernel is an `unsafe fn`: its launcher inherits its safety contract.
+    is_unsafe: bool,
+    /// `#[cfg]`s of the kernel: its field, lookup and launcher exist when it does.
+    cfgs: Vec<Attribute>,
+    /// `///` docs of the kernel, repeated on its launcher.
+    docs: Vec<Attribute>,
 }
 
 /// Names the generated launch methods use for their own parameters and locals.
@@ -150,7 +156,18 @@ fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
         vis: func.vis.clone(),
         params,
         has_raw_pointer,
+        is_unsafe: func.sig.unsafety.is_some(),
+        cfgs: attrs_named(func, "cfg"),
+        docs: attrs_named(func, "doc"),
     })
+}
+
+fn attrs_named(func: &ItemFn, name: &str) -> Vec<Attribute> {
+    func.attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(name))
+        .cloned()
+        .collect()
 }
 
 const SCALARS: [&str; 16] = [
@@ -222,6 +239,7 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
 
     let names: Vec<&Ident> = kernels.iter().map(|k| &k.name).collect();
     let name_strings: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let cfgs: Vec<&[Attribute]> = kernels.iter().map(|k| k.cfgs.as_slice()).collect();
     let launchers = kernels.iter().map(|kernel| launcher(kernel, &host));
 
     let tokens = quote! {
@@ -229,7 +247,7 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         #[derive(Clone, Debug)]
         #[allow(dead_code)]
         pub struct Module {
-            #( #names: #host::Kernel, )*
+            #( #(#cfgs)* #names: #host::Kernel, )*
         }
 
         /// Loads the PTX that `cargo oxide` embedded in this binary on `ctx`, and looks up
@@ -258,7 +276,7 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
             }?;
             let module = #host::PtxModule::load(ctx, #crate_name, ptx)?;
             ::core::result::Result::Ok(Module {
-                #( #names: module.kernel(#name_strings)?, )*
+                #( #(#cfgs)* #names: module.kernel(#name_strings)?, )*
             })
         }
 
@@ -304,7 +322,16 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
     }
     let summary =
         format!(" Launches the kernel `{name}` on `stream` with `cfg`; returns once it is queued.");
-    let (unsafety, safety_doc) = if kernel.has_raw_pointer {
+    let (unsafety, safety_doc) = if kernel.is_unsafe {
+        (
+            quote!(unsafe),
+            quote! {
+                ///
+                /// # Safety
+                /// The kernel is an `unsafe fn`: uphold its safety contract for this launch.
+            },
+        )
+    } else if kernel.has_raw_pointer {
         (
             quote!(unsafe),
             quote! {
@@ -318,8 +345,14 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
         (quote!(), quote!())
     };
     let args = Ident::new("__cuda_oxide_args", Span::call_site());
+    let cfgs = &kernel.cfgs;
+    let docs = &kernel.docs;
+    let separator = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
     quote! {
+        #(#cfgs)*
         #[doc = #summary]
+        #separator
+        #(#docs)*
         #safety_doc
         #[allow(clippy::too_many_arguments, dead_code)]
         #vis #unsafety fn #name(
@@ -422,6 +455,25 @@ mod tests {
         ));
         assert!(out.contains("pub unsafe fn raw"), "{out}");
         assert!(out.contains("p : * mut f32"), "{out}");
+    }
+
+    #[test]
+    fn unsafe_kernels_cfgs_and_docs_carry_over() {
+        let out = expansion(quote!(
+            mod k {
+                /// Adds one.
+                #[kernel]
+                #[cfg(feature = "extra")]
+                pub unsafe fn extra(x: u32) {}
+            }
+        ));
+        assert!(out.contains("pub unsafe fn extra"), "{out}");
+        assert!(out.contains("# [doc = r\" Adds one.\"]"), "{out}");
+        assert_eq!(
+            out.matches("# [cfg (feature = \"extra\")]").count(),
+            4,
+            "{out}"
+        );
     }
 
     #[test]
