@@ -2,13 +2,15 @@
 //!
 //! The table is keyed by the fully qualified path of the stub. The collector skips these
 //! functions (their Rust bodies only panic on the host), and the translator replaces each call
-//! by the operation named here.
+//! by the `dialect-nvvm` operation named here.
+
+use dialect_nvvm::{Axis, ShuffleMode, SpecialRegister};
 
 /// What an intrinsic call becomes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Intrinsic {
-    /// Reads a PTX special register (`%tid.x`, `%ctaid.y`, ...), returning `u32`.
-    SpecialRegister(SpecialRegister),
+    /// Reads a launch-coordinate special register (`%tid.x`, `%ctaid.y`, ...), returning `u32`.
+    SpecialRegister(SpecialRegister, Axis),
     /// `bar.sync 0`.
     Barrier,
     /// `%laneid`.
@@ -17,94 +19,24 @@ pub enum Intrinsic {
     Shuffle(ShuffleMode),
 }
 
-/// A PTX special register holding a launch coordinate.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SpecialRegister {
-    /// `%tid`: thread index within the block.
-    ThreadIdx(Axis),
-    /// `%ctaid`: block index within the grid.
-    BlockIdx(Axis),
-    /// `%ntid`: block size.
-    BlockDim(Axis),
-    /// `%nctaid`: grid size.
-    GridDim(Axis),
-}
-
-/// One of the three launch axes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Axis {
-    X,
-    Y,
-    Z,
-}
-
-/// The lane a warp shuffle reads from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ShuffleMode {
-    /// From a given lane.
-    Idx,
-    /// From `lane ^ mask`.
-    Bfly,
-    /// From `lane + delta`.
-    Down,
-    /// From `lane - delta`.
-    Up,
-}
-
 /// Every intrinsic, by the path of its `cuda_device` stub.
 pub const TABLE: &[(&str, Intrinsic)] = {
-    use self::SpecialRegister::{BlockDim, BlockIdx, GridDim, ThreadIdx};
-    use Axis::*;
-    use Intrinsic::{Barrier, LaneId, Shuffle, SpecialRegister};
+    use Axis::{X, Y, Z};
+    use Intrinsic::{Barrier, LaneId, Shuffle, SpecialRegister as Sreg};
+    use SpecialRegister::{Ctaid, Nctaid, Ntid, Tid};
     &[
-        (
-            "cuda_device::thread::threadIdx_x",
-            SpecialRegister(ThreadIdx(X)),
-        ),
-        (
-            "cuda_device::thread::threadIdx_y",
-            SpecialRegister(ThreadIdx(Y)),
-        ),
-        (
-            "cuda_device::thread::threadIdx_z",
-            SpecialRegister(ThreadIdx(Z)),
-        ),
-        (
-            "cuda_device::thread::blockIdx_x",
-            SpecialRegister(BlockIdx(X)),
-        ),
-        (
-            "cuda_device::thread::blockIdx_y",
-            SpecialRegister(BlockIdx(Y)),
-        ),
-        (
-            "cuda_device::thread::blockIdx_z",
-            SpecialRegister(BlockIdx(Z)),
-        ),
-        (
-            "cuda_device::thread::blockDim_x",
-            SpecialRegister(BlockDim(X)),
-        ),
-        (
-            "cuda_device::thread::blockDim_y",
-            SpecialRegister(BlockDim(Y)),
-        ),
-        (
-            "cuda_device::thread::blockDim_z",
-            SpecialRegister(BlockDim(Z)),
-        ),
-        (
-            "cuda_device::thread::gridDim_x",
-            SpecialRegister(GridDim(X)),
-        ),
-        (
-            "cuda_device::thread::gridDim_y",
-            SpecialRegister(GridDim(Y)),
-        ),
-        (
-            "cuda_device::thread::gridDim_z",
-            SpecialRegister(GridDim(Z)),
-        ),
+        ("cuda_device::thread::threadIdx_x", Sreg(Tid, X)),
+        ("cuda_device::thread::threadIdx_y", Sreg(Tid, Y)),
+        ("cuda_device::thread::threadIdx_z", Sreg(Tid, Z)),
+        ("cuda_device::thread::blockIdx_x", Sreg(Ctaid, X)),
+        ("cuda_device::thread::blockIdx_y", Sreg(Ctaid, Y)),
+        ("cuda_device::thread::blockIdx_z", Sreg(Ctaid, Z)),
+        ("cuda_device::thread::blockDim_x", Sreg(Ntid, X)),
+        ("cuda_device::thread::blockDim_y", Sreg(Ntid, Y)),
+        ("cuda_device::thread::blockDim_z", Sreg(Ntid, Z)),
+        ("cuda_device::thread::gridDim_x", Sreg(Nctaid, X)),
+        ("cuda_device::thread::gridDim_y", Sreg(Nctaid, Y)),
+        ("cuda_device::thread::gridDim_z", Sreg(Nctaid, Z)),
         ("cuda_device::sync::syncthreads", Barrier),
         ("cuda_device::warp::lane_id", LaneId),
         ("cuda_device::warp::shuffle_b32", Shuffle(ShuffleMode::Idx)),
@@ -155,9 +87,7 @@ mod tests {
     fn lookup_finds_exact_paths_only() {
         assert_eq!(
             lookup("cuda_device::thread::blockDim_y"),
-            Some(Intrinsic::SpecialRegister(SpecialRegister::BlockDim(
-                Axis::Y
-            )))
+            Some(Intrinsic::SpecialRegister(SpecialRegister::Ntid, Axis::Y))
         );
         assert!(is_intrinsic("cuda_device::sync::syncthreads"));
         assert!(!is_intrinsic("cuda_device::thread::index_1d"));

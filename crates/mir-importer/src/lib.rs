@@ -1,17 +1,21 @@
 //! The device pipeline's front half and its stage manager.
 //!
 //! [`run_pipeline`] takes the functions the codegen backend collected, as `rustc_public`
-//! instances, and turns them into one PTX module. [`naming`] decides the symbol every device
-//! function gets, for definitions and call sites alike; [`intrinsics`] lists the `cuda_device`
-//! functions that become GPU instructions instead of calls.
+//! instances, and turns them into one PTX module: [`translator`] (Stable MIR to dialect-mir),
+//! verification, `pliron::opts::mem2reg`, lowering (`mir-lower`), export to LLVM IR and `llc`
+//! (`llvm-export`). [`naming`] decides the symbol of every device function, for definitions
+//! and call sites alike; [`intrinsics`] lists the `cuda_device` functions that become GPU
+//! instructions instead of calls.
 
 #![feature(rustc_private)]
 
 extern crate rustc_public;
+extern crate rustc_public_bridge;
 
 pub mod intrinsics;
 pub mod naming;
 mod pipeline;
+pub mod translator;
 
 pub use pipeline::{
     CollectedFunction, PipelineConfig, PipelineError, PipelineOutput, run_pipeline,

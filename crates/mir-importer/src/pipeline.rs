@@ -1,9 +1,22 @@
 //! The stages from collected functions to PTX, each with its own error.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use pliron::builtin::op_interfaces::SingleBlockRegionInterface;
+use pliron::builtin::ops::ModuleOp;
+use pliron::context::Context;
+use pliron::identifier::Identifier;
+use pliron::op::Op;
+use pliron::operation::verify_operation;
+use pliron::opts::mem2reg::mem2reg;
+use pliron::pass::AnalysisManager;
+use pliron::printable::Printable;
 use rustc_public::mir::mono::Instance;
+
+use crate::translator;
+use crate::translator::body::FunctionContext;
+use crate::translator::{TranslationError, TypeTranslator};
 
 /// A device function found by the codegen backend's collector.
 #[derive(Clone, Debug)]
@@ -33,6 +46,9 @@ pub struct PipelineConfig {
     pub dump_llvm: bool,
     /// Write rustc's own MIR of each function (`CUDA_OXIDE_SHOW_RUSTC_MIR`).
     pub show_rustc_mir: bool,
+    /// Whether the crate is compiled with overflow checks (what `cfg!(overflow_checks)` means
+    /// inside `core` code the kernels call).
+    pub overflow_checks: bool,
 }
 
 /// What a successful run produced.
@@ -46,32 +62,172 @@ pub struct PipelineOutput {
     pub timings: Vec<(&'static str, Duration)>,
 }
 
-/// Why the pipeline stopped.
+/// Why the pipeline stopped, by stage; each names the function or construct concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    /// The translation stage does not exist yet.
+    /// rustc has no MIR for a collected function.
     #[error(
-        "cuda-oxide cannot compile device code yet: translating MIR to dialect-mir is not \
-         implemented ({count} device function(s) collected, starting with `{first}`)"
+        "no MIR is available for `{function}`; it cannot be compiled for the GPU (is it an \
+         `extern` function, or was its crate built without `-Zalways-encode-mir`?)"
     )]
-    TranslationNotImplemented {
-        /// How many functions were collected.
-        count: usize,
-        /// The export name of the first one.
-        first: String,
+    NoBody {
+        /// The function.
+        function: String,
+    },
+    /// A construct the translator does not support.
+    #[error("cannot compile `{function}` for the GPU: {source}")]
+    Translation {
+        /// The function being translated.
+        function: String,
+        /// What went wrong, and where.
+        #[source]
+        source: TranslationError,
+    },
+    /// The translated dialect-mir does not verify (a bug in the translator).
+    #[error("internal error: the dialect-mir of the device code does not verify: {0}")]
+    Verification(String),
+    /// mem2reg failed (a bug).
+    #[error("internal error: mem2reg failed on the device code: {0}")]
+    Mem2Reg(String),
+    /// Lowering to the LLVM dialect failed.
+    #[error("lowering the device code to LLVM failed: {0}")]
+    Lowering(String),
+    /// Writing textual LLVM IR failed.
+    #[error("exporting the device code as LLVM IR failed: {0}")]
+    Export(String),
+    /// `llc` (or `opt`) failed or was not found.
+    #[error("generating PTX failed: {0}")]
+    PtxGeneration(String),
+    /// Writing an output or dump file failed.
+    #[error("could not write `{}`: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
     },
 }
 
 /// Runs every stage on `functions` and returns the PTX module.
 pub fn run_pipeline(
     functions: &[CollectedFunction],
-    _config: &PipelineConfig,
+    config: &PipelineConfig,
 ) -> Result<PipelineOutput, PipelineError> {
-    Err(PipelineError::TranslationNotImplemented {
-        count: functions.len(),
-        first: functions
-            .first()
-            .map(|f| f.export_name.clone())
-            .unwrap_or_default(),
+    let mut timings = Vec::new();
+    let mut ctx = Context::new();
+    dialect_mir::register(&mut ctx);
+    dialect_nvvm::register(&mut ctx);
+
+    let started = Instant::now();
+    let module = translate_module(&mut ctx, functions, config)?;
+    timings.push(("translate", started.elapsed()));
+    dump(
+        config,
+        config.dump_mir,
+        "mir",
+        &print_op(&ctx, module.get_operation()),
+    )?;
+
+    let started = Instant::now();
+    verify_operation(module.get_operation(), &ctx)
+        .map_err(|e| PipelineError::Verification(e.disp(&ctx).to_string()))?;
+    timings.push(("verify", started.elapsed()));
+
+    let started = Instant::now();
+    mem2reg(
+        module.get_operation(),
+        &mut ctx,
+        &mut AnalysisManager::default(),
+    )
+    .map_err(|e| PipelineError::Mem2Reg(e.disp(&ctx).to_string()))?;
+    timings.push(("mem2reg", started.elapsed()));
+    dump(
+        config,
+        config.dump_mir,
+        "mem2reg.mir",
+        &print_op(&ctx, module.get_operation()),
+    )?;
+
+    Err(PipelineError::Lowering(
+        "lowering to LLVM is not implemented yet".to_owned(),
+    ))
+    .map(|()| PipelineOutput {
+        ptx: String::new(),
+        ptx_path: None,
+        timings,
     })
+}
+
+/// Translates every function into one `builtin.module`.
+fn translate_module(
+    ctx: &mut Context,
+    functions: &[CollectedFunction],
+    config: &PipelineConfig,
+) -> Result<ModuleOp, PipelineError> {
+    let name = Identifier::try_from(sanitize(&config.crate_name))
+        .unwrap_or_else(|_| Identifier::try_from("device_module").expect("a valid identifier"));
+    let module = ModuleOp::new(ctx, name);
+    let module_block = module.get_body(ctx, 0);
+    let mut types = TypeTranslator::default();
+    let mut rustc_mir = String::new();
+    for function in functions {
+        let Some(body) = function.instance.body() else {
+            return Err(PipelineError::NoBody {
+                function: function.instance.name(),
+            });
+        };
+        if config.show_rustc_mir {
+            let mut text = Vec::new();
+            let _ = function.instance.emit_mir(&mut text);
+            rustc_mir.push_str(&String::from_utf8_lossy(&text));
+            rustc_mir.push('\n');
+        }
+        let fcx = FunctionContext {
+            types: &mut types,
+            overflow_checks: config.overflow_checks,
+        };
+        translator::translate_function(ctx, module_block, function, &body, fcx).map_err(
+            |source| PipelineError::Translation {
+                function: reserved_oxide_symbols::strip_all_reserved(&function.instance.name()),
+                source,
+            },
+        )?;
+    }
+    dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
+    Ok(module)
+}
+
+fn print_op(ctx: &Context, op: pliron::context::Ptr<pliron::operation::Operation>) -> String {
+    op.deref(ctx).disp(ctx).to_string()
+}
+
+/// Writes a stage's text next to the PTX, as `<stem>.<extension>`, when `enabled`.
+fn dump(
+    config: &PipelineConfig,
+    enabled: bool,
+    extension: &str,
+    text: &str,
+) -> Result<(), PipelineError> {
+    if !enabled {
+        return Ok(());
+    }
+    let Some(ptx_path) = &config.ptx_path else {
+        return Ok(());
+    };
+    let path = ptx_path.with_extension(extension);
+    std::fs::write(&path, text).map_err(|source| PipelineError::Io { path, source })
+}
+
+/// A module name from a crate name.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

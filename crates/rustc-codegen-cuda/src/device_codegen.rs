@@ -56,6 +56,7 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             dump_mir: config.dump_mir,
             dump_llvm: config.dump_llvm,
             show_rustc_mir: config.show_rustc_mir,
+            overflow_checks: tcx.sess.overflow_checks(),
         };
         let output = mir_importer::run_pipeline(&functions, &pipeline_config)
             .map_err(|e| format!("device code of crate `{crate_name}`: {e}"))?;

@@ -1,0 +1,254 @@
+//! A function: signature, slots for locals, blocks, and the walk over them.
+
+use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
+use pliron::basic_block::BasicBlock;
+use pliron::builtin::op_interfaces::OneRegionInterface;
+use pliron::builtin::types::FunctionType;
+use pliron::context::{Context, Ptr};
+use pliron::identifier::Identifier;
+use pliron::irbuild::inserter::{IRInserter, Inserter};
+use pliron::irbuild::listener::DummyListener;
+use pliron::op::Op;
+use pliron::r#type::TypeHandle;
+use pliron::value::Value;
+use rustc_public::mir::{Body, Local};
+use rustc_public::ty::Ty;
+
+use super::error::{TResult, TranslationError};
+use super::types::{TypeTranslator, is_zero_sized};
+use crate::CollectedFunction;
+
+/// What the translation of one function needs from the rest of the pipeline.
+pub struct FunctionContext<'a> {
+    /// The module's type cache.
+    pub types: &'a mut TypeTranslator,
+    /// Whether rustc was asked for overflow checks (`cfg!(overflow_checks)` in `core`).
+    pub overflow_checks: bool,
+}
+
+/// The state of translating one MIR body.
+pub struct FnTranslator<'a> {
+    pub(crate) ctx: &'a mut Context,
+    pub(crate) types: &'a mut TypeTranslator,
+    pub(crate) body: &'a Body,
+    pub(crate) overflow_checks: bool,
+    /// The slot of each local, `None` for zero-sized locals.
+    pub(crate) slots: Vec<Option<Value>>,
+    /// The pliron block of each reachable MIR block.
+    pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
+    /// Where new ops go.
+    pub(crate) inserter: IRInserter<DummyListener>,
+    func: FuncOp,
+    trap_block: Option<Ptr<BasicBlock>>,
+}
+
+/// Translates `function` into a `mir.func` appended to `module_block`.
+pub fn translate_function(
+    ctx: &mut Context,
+    module_block: Ptr<BasicBlock>,
+    function: &CollectedFunction,
+    body: &Body,
+    fcx: FunctionContext<'_>,
+) -> Result<FuncOp, TranslationError> {
+    let FunctionContext {
+        types,
+        overflow_checks,
+    } = fcx;
+    let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
+        TranslationError::unsupported(format!(
+            "the symbol name `{}` (not a valid identifier)",
+            function.export_name
+        ))
+    })?;
+
+    let arg_locals: Vec<Local> = (1..=body.arg_locals().len()).collect();
+    let mut param_types = Vec::new();
+    for param in parameters(body, &arg_locals)? {
+        if let Some(ty) = non_zst_type(ctx, types, param.ty)? {
+            param_types.push(ty);
+        }
+    }
+    let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
+        .into_iter()
+        .collect();
+    let fn_ty = FunctionType::get(ctx, param_types, result_types);
+    let func = FuncOp::new(ctx, name, fn_ty);
+    func.set_kernel(ctx, function.is_kernel);
+    func.get_operation().insert_at_back(module_block, ctx);
+    let entry = func
+        .entry_block(ctx)
+        .expect("a new function has an entry block");
+
+    let mut fx = FnTranslator {
+        ctx,
+        types,
+        body,
+        overflow_checks,
+        slots: vec![],
+        blocks: vec![None; body.blocks.len()],
+        inserter: IRInserter::new_at_block_end(entry),
+        func,
+        trap_block: None,
+    };
+    fx.emit_slots(&arg_locals, entry)?;
+    fx.create_blocks();
+    let first = fx.block(0)?;
+    fx.emit(|ctx| GotoOp::new(ctx, first));
+
+    for (index, block) in body.blocks.iter().enumerate() {
+        let Some(target) = fx.blocks[index] else {
+            continue;
+        };
+        fx.inserter = IRInserter::new_at_block_end(target);
+        for statement in &block.statements {
+            fx.translate_statement(statement)
+                .map_err(|e| e.at(statement.span))?;
+        }
+        fx.translate_terminator(&block.terminator)
+            .map_err(|e| e.at(block.terminator.span))?;
+    }
+    Ok(func)
+}
+
+/// The dialect-mir type of `ty`, or `None` when it is zero-sized.
+pub(crate) fn non_zst_type(
+    ctx: &mut Context,
+    types: &mut TypeTranslator,
+    ty: Ty,
+) -> TResult<Option<TypeHandle>> {
+    if is_zero_sized(ty)? {
+        Ok(None)
+    } else {
+        types.translate(ctx, ty).map(Some)
+    }
+}
+
+impl FnTranslator<'_> {
+    /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
+    fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
+        for decl in self.body.locals() {
+            let slot = match non_zst_type(self.ctx, self.types, decl.ty)? {
+                Some(ty) => Some(self.emit(|ctx| AllocaOp::new(ctx, ty)).result(self.ctx)),
+                None => None,
+            };
+            self.slots.push(slot);
+        }
+        let mut next_param = 0;
+        for param in parameters(self.body, arg_locals)? {
+            if is_zero_sized(param.ty)? {
+                continue;
+            }
+            let value = entry.deref(self.ctx).get_argument(next_param);
+            next_param += 1;
+            let Some(slot) = self.slots[param.local] else {
+                continue;
+            };
+            let target = match param.field {
+                Some(field) => self
+                    .emit(|ctx| FieldAddrOp::new(ctx, slot, field as u32))
+                    .result(self.ctx),
+                None => slot,
+            };
+            self.emit(|ctx| StoreOp::new(ctx, value, target));
+        }
+        Ok(())
+    }
+
+    /// One pliron block per MIR block reachable from the start without unwind edges (cleanup
+    /// blocks are never reached on the GPU, where a panic traps).
+    fn create_blocks(&mut self) {
+        let mut stack = vec![0];
+        while let Some(index) = stack.pop() {
+            if self.blocks[index].is_some() {
+                continue;
+            }
+            let label = Identifier::try_from(format!("bb{index}")).expect("a valid label");
+            let block = BasicBlock::new(self.ctx, Some(label), vec![]);
+            block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
+            self.blocks[index] = Some(block);
+            stack.extend(normal_successors(&self.body.blocks[index].terminator.kind));
+        }
+    }
+
+    /// The pliron block of MIR block `index`.
+    pub(crate) fn block(&self, index: usize) -> TResult<Ptr<BasicBlock>> {
+        self.blocks[index].ok_or_else(|| {
+            TranslationError::unsupported(format!("a branch to unreachable block bb{index}"))
+        })
+    }
+
+    /// A block that traps the kernel: where failed assertions and panics go.
+    pub(crate) fn trap_block(&mut self) -> Ptr<BasicBlock> {
+        if let Some(block) = self.trap_block {
+            return block;
+        }
+        let label = Identifier::try_from("panic").expect("a valid label");
+        let block = BasicBlock::new(self.ctx, Some(label), vec![]);
+        block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
+        let trap = TrapOp::new(self.ctx);
+        trap.get_operation().insert_at_back(block, self.ctx);
+        self.trap_block = Some(block);
+        block
+    }
+
+    /// Builds an op with `build` and appends it at the insertion point.
+    pub(crate) fn emit<T: Op>(&mut self, build: impl FnOnce(&mut Context) -> T) -> T {
+        let op = build(self.ctx);
+        self.inserter.append_op(self.ctx, &op);
+        op
+    }
+
+    /// The type of a local.
+    pub(crate) fn local_ty(&self, local: Local) -> Ty {
+        self.body.locals()[local].ty
+    }
+}
+
+/// One parameter of the translated function: an argument local, or one field of the argument
+/// tuple that a `rust-call` body spreads (`spread_arg`), which callers pass field by field.
+struct Parameter {
+    local: Local,
+    field: Option<usize>,
+    ty: Ty,
+}
+
+fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {
+    let mut params = Vec::new();
+    for &local in arg_locals {
+        let ty = body.locals()[local].ty;
+        if body.spread_arg() == Some(local) {
+            let rustc_public::ty::TyKind::RigidTy(rustc_public::ty::RigidTy::Tuple(fields)) =
+                ty.kind()
+            else {
+                return Err(TranslationError::unsupported(format!(
+                    "a `rust-call` body whose spread argument is not a tuple (`{ty}`)"
+                )));
+            };
+            params.extend(fields.into_iter().enumerate().map(|(i, ty)| Parameter {
+                local,
+                field: Some(i),
+                ty,
+            }));
+        } else {
+            params.push(Parameter {
+                local,
+                field: None,
+                ty,
+            });
+        }
+    }
+    Ok(params)
+}
+
+/// The successors of a terminator, without unwind edges.
+fn normal_successors(kind: &rustc_public::mir::TerminatorKind) -> Vec<usize> {
+    use rustc_public::mir::TerminatorKind::*;
+    match kind {
+        Goto { target } => vec![*target],
+        SwitchInt { targets, .. } => targets.all_targets(),
+        Drop { target, .. } | Assert { target, .. } => vec![*target],
+        Call { target, .. } => target.iter().copied().collect(),
+        InlineAsm { destination, .. } => destination.iter().copied().collect(),
+        Return | Resume | Abort | Unreachable => vec![],
+    }
+}

@@ -1,0 +1,454 @@
+//! Calls: device functions, GPU intrinsics, `core` intrinsics, panics and drops.
+//!
+//! Calling convention between device functions: every non-zero-sized argument is passed by
+//! value, in order; for a callee with the `rust-call` ABI (closures called through `Fn*`)
+//! the trailing argument tuple is passed field by field, and a callee whose body has a
+//! `spread_arg` rebuilds that tuple (see `body.rs`), exactly as rustc's own backends do.
+
+use dialect_mir::ops::*;
+use pliron::builtin::types::FunctionType;
+use pliron::context::Ptr;
+use pliron::identifier::Identifier;
+use pliron::op::Op;
+use pliron::operation::Operation;
+use pliron::r#type::Typed;
+use pliron::value::Value;
+use rustc_public::CrateDef;
+use rustc_public::mir::mono::{Instance, InstanceKind};
+use rustc_public::mir::{BinOp, Operand, Place};
+use rustc_public::ty::{Abi, GenericArgKind, RigidTy, Ty, TyKind};
+
+use super::body::FnTranslator;
+use super::error::{TResult, unsupported};
+use super::place::Address;
+use super::types::layout;
+use crate::intrinsics::{self, Intrinsic};
+
+impl FnTranslator<'_> {
+    pub(crate) fn translate_call(
+        &mut self,
+        func: &Operand,
+        args: &[Operand],
+        destination: &Place,
+        target: Option<usize>,
+    ) -> TResult<()> {
+        let callee_ty = self.operand_ty(func)?;
+        let Some((def, generic_args)) = callee_ty.kind().fn_def().map(|(d, a)| (d, a.clone()))
+        else {
+            unsupported!("a call through a function pointer (callee of type `{callee_ty}`)")
+        };
+        let instance = match Instance::resolve(def, &generic_args) {
+            Ok(instance) => instance,
+            Err(e) => unsupported!(
+                "a call to `{}` that could not be resolved ({e:?})",
+                def.name()
+            ),
+        };
+        // Only the ABI of the signature is read: its types are not normalised (they may hold
+        // projections such as `<T as Add>::Output`); the body's own types are.
+        let abi = callee_ty
+            .kind()
+            .fn_sig()
+            .map(|s| s.skip_binder().abi)
+            .expect("a function item has a signature");
+
+        match instance.kind {
+            InstanceKind::Virtual { .. } => {
+                unsupported!("a call through a `dyn` trait object (`{}`)", def.name())
+            }
+            InstanceKind::Intrinsic => {
+                let name = instance.intrinsic_name().unwrap_or_default();
+                return self.translate_core_intrinsic(&name, &instance, args, destination, target);
+            }
+            InstanceKind::Item | InstanceKind::Shim => {}
+        }
+
+        let path = def.name();
+        if let Some(intrinsic) = intrinsics::lookup(&path) {
+            let result = self.translate_gpu_intrinsic(intrinsic, args)?;
+            self.store_result(destination, result)?;
+            return self.continue_to(target);
+        }
+        if def.krate().name == "core" && target.is_none() {
+            // A panic (or `unwrap` failure, bounds check...): the kernel traps. Its arguments
+            // (messages, locations) are never evaluated.
+            self.emit(|ctx| TrapOp::new(ctx));
+            return Ok(());
+        }
+
+        let values = match (abi == Abi::RustCall, args.split_last()) {
+            (true, Some((tuple, leading))) => {
+                let mut values = self.argument_values(leading)?;
+                self.untuple_into(tuple, &mut values)?;
+                values
+            }
+            _ => self.argument_values(args)?,
+        };
+        let name = crate::naming::export_name(&instance, false);
+        let result_ty =
+            super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
+        let result = self.emit_call(&name, values, result_ty)?;
+        self.store_result(destination, result)?;
+        self.continue_to(target)
+    }
+
+    /// The non-zero-sized argument values, in order.
+    fn argument_values(&mut self, args: &[Operand]) -> TResult<Vec<Value>> {
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            if let Some(value) = self.translate_operand(arg)? {
+                values.push(value);
+            }
+        }
+        Ok(values)
+    }
+
+    /// Appends the non-zero-sized fields of the tuple operand `tuple` to `values`.
+    fn untuple_into(&mut self, tuple: &Operand, values: &mut Vec<Value>) -> TResult<()> {
+        let ty = self.operand_ty(tuple)?;
+        let TyKind::RigidTy(RigidTy::Tuple(fields)) = ty.kind() else {
+            unsupported!("a `rust-call` whose last argument is not a tuple (`{ty}`)")
+        };
+        let Some(value) = self.translate_operand(tuple)? else {
+            return Ok(());
+        };
+        let tuple_mir = self.types.translate(self.ctx, ty)?;
+        let slot = self
+            .emit(|ctx| AllocaOp::new(ctx, tuple_mir))
+            .result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, value, slot));
+        for (i, field) in fields.iter().enumerate() {
+            if super::types::is_zero_sized(*field)? {
+                continue;
+            }
+            let addr = self
+                .emit(|ctx| FieldAddrOp::new(ctx, slot, i as u32))
+                .result(self.ctx);
+            values.push(self.emit(|ctx| LoadOp::new(ctx, addr)).result(self.ctx));
+        }
+        Ok(())
+    }
+
+    /// `mir.call @name(values)` returning `result_ty`.
+    fn emit_call(
+        &mut self,
+        name: &str,
+        values: Vec<Value>,
+        result_ty: Option<pliron::r#type::TypeHandle>,
+    ) -> TResult<Option<Value>> {
+        let Ok(callee) = Identifier::try_from(name) else {
+            unsupported!("a call to `{name}` (not a valid symbol name)")
+        };
+        let arg_types = values.iter().map(|v| v.get_type(self.ctx)).collect();
+        let fn_ty = FunctionType::get(self.ctx, arg_types, result_ty.into_iter().collect());
+        let call = self.emit(|ctx| CallOp::new(ctx, callee, fn_ty, values));
+        Ok(call.result(self.ctx))
+    }
+
+    /// Stores a call's result into its destination.
+    fn store_result(&mut self, destination: &Place, result: Option<Value>) -> TResult<()> {
+        let Some(result) = result else { return Ok(()) };
+        let place = self.translate_place(destination)?;
+        if let Some(ptr) = place.thin()? {
+            self.emit(|ctx| StoreOp::new(ctx, result, ptr));
+        }
+        Ok(())
+    }
+
+    /// After a call: branch to `target`, or mark the end unreachable for a diverging call.
+    fn continue_to(&mut self, target: Option<usize>) -> TResult<()> {
+        match target {
+            Some(target) => self.goto(target),
+            None => {
+                self.emit(|ctx| UnreachableOp::new(ctx));
+                Ok(())
+            }
+        }
+    }
+
+    /// Calls the drop glue of `place`'s type, if it has any.
+    pub(crate) fn translate_drop(&mut self, place: &Place) -> TResult<()> {
+        let place_ref = self.translate_place(place)?;
+        let glue = Instance::resolve_drop_in_place(place_ref.ty);
+        if glue.is_empty_shim() {
+            return Ok(());
+        }
+        let pointer = match place_ref.address {
+            Some(Address::Thin(ptr)) => ptr,
+            Some(Address::Slice(slice)) => slice,
+            None => return Ok(()),
+        };
+        let name = crate::naming::export_name(&glue, false);
+        self.emit_call(&name, vec![pointer], None)?;
+        Ok(())
+    }
+
+    /// A `cuda_device` intrinsic as its `dialect-nvvm` operation.
+    fn translate_gpu_intrinsic(
+        &mut self,
+        intrinsic: Intrinsic,
+        args: &[Operand],
+    ) -> TResult<Option<Value>> {
+        let op: Ptr<Operation> = match intrinsic {
+            Intrinsic::SpecialRegister(register, axis) => {
+                dialect_nvvm::new_sreg_read(self.ctx, register, axis)
+            }
+            Intrinsic::LaneId => {
+                pliron::op::Op::get_operation(&dialect_nvvm::ReadPtxSregLaneIdOp::new(self.ctx))
+            }
+            Intrinsic::Barrier => {
+                pliron::op::Op::get_operation(&dialect_nvvm::Barrier0Op::new(self.ctx))
+            }
+            Intrinsic::Shuffle(mode) => {
+                let values = self.argument_values(args)?;
+                let [value, lane] = values[..] else {
+                    unsupported!("a warp shuffle with {} arguments", values.len())
+                };
+                dialect_nvvm::new_shuffle(self.ctx, mode, value, lane)
+            }
+        };
+        self.inserter_append_operation(op);
+        let op = op.deref(self.ctx);
+        Ok((op.get_num_results() > 0).then(|| op.get_result(0)))
+    }
+
+    /// A compiler intrinsic of `core` (`wrapping_add`, `add_with_overflow`, `black_box`, ...).
+    fn translate_core_intrinsic(
+        &mut self,
+        name: &str,
+        instance: &Instance,
+        args: &[Operand],
+        destination: &Place,
+        target: Option<usize>,
+    ) -> TResult<()> {
+        let values = self.argument_values(args)?;
+        let binary = |this: &mut Self,
+                      build: fn(&mut pliron::context::Context, Value, Value) -> Ptr<Operation>|
+         -> TResult<Option<Value>> {
+            let [a, b] = values[..] else {
+                unsupported!("the intrinsic `{name}` with {} arguments", values.len())
+            };
+            let op = build(this.ctx, a, b);
+            this.inserter_append_operation(op);
+            Ok(Some(op.deref(this.ctx).get_result(0)))
+        };
+        let result: Option<Value> = match name {
+            "unchecked_add" | "wrapping_add" => {
+                binary(self, |c, a, b| AddOp::new(c, a, b).get_operation())?
+            }
+            "unchecked_sub" | "wrapping_sub" => {
+                binary(self, |c, a, b| SubOp::new(c, a, b).get_operation())?
+            }
+            "unchecked_mul" | "wrapping_mul" => {
+                binary(self, |c, a, b| MulOp::new(c, a, b).get_operation())?
+            }
+            "unchecked_div" | "exact_div" => {
+                binary(self, |c, a, b| DivOp::new(c, a, b).get_operation())?
+            }
+            "unchecked_rem" => binary(self, |c, a, b| RemOp::new(c, a, b).get_operation())?,
+            "disjoint_bitor" => binary(self, |c, a, b| BitOrOp::new(c, a, b).get_operation())?,
+            "three_way_compare" => binary(self, |c, a, b| CmpOp::new(c, a, b).get_operation())?,
+            "arith_offset" | "offset" => {
+                binary(self, |c, a, b| PtrOffsetOp::new(c, a, b).get_operation())?
+            }
+            "unchecked_shl" | "unchecked_shr" => {
+                let [a, b] = values[..] else {
+                    unsupported!("the intrinsic `{name}` with {} arguments", values.len())
+                };
+                let ty = a.get_type(self.ctx);
+                let amount = self.emit(|ctx| IntCastOp::new(ctx, b, ty)).result(self.ctx);
+                if name == "unchecked_shl" {
+                    Some(self.emit(|ctx| ShlOp::new(ctx, a, amount)).result(self.ctx))
+                } else {
+                    Some(self.emit(|ctx| ShrOp::new(ctx, a, amount)).result(self.ctx))
+                }
+            }
+            "rotate_left" | "rotate_right" => Some(self.rotate(name == "rotate_left", &values)?),
+            "add_with_overflow" | "sub_with_overflow" | "mul_with_overflow" => {
+                let [a, b] = values[..] else {
+                    unsupported!("the intrinsic `{name}` with {} arguments", values.len())
+                };
+                let op = match name {
+                    "add_with_overflow" => BinOp::Add,
+                    "sub_with_overflow" => BinOp::Sub,
+                    _ => BinOp::Mul,
+                };
+                let (value, overflow) = self.checked_values(op, a, b)?;
+                let dest = self.translate_place(destination)?;
+                if let Some(ptr) = dest.thin()? {
+                    let value_ptr = self
+                        .emit(|ctx| FieldAddrOp::new(ctx, ptr, 0))
+                        .result(self.ctx);
+                    self.emit(|ctx| StoreOp::new(ctx, value, value_ptr));
+                    let flag_ptr = self
+                        .emit(|ctx| FieldAddrOp::new(ctx, ptr, 1))
+                        .result(self.ctx);
+                    self.emit(|ctx| StoreOp::new(ctx, overflow, flag_ptr));
+                }
+                None
+            }
+            "black_box" | "likely" | "unlikely" => values.first().copied(),
+            "assume" | "cold_path" | "forget" => None,
+            "ub_checks" | "contract_checks" | "is_val_statically_known" => Some(
+                self.emit(|ctx| ConstantOp::new_bool(ctx, false))
+                    .result(self.ctx),
+            ),
+            "overflow_checks" => {
+                let enabled = self.overflow_checks;
+                Some(
+                    self.emit(|ctx| ConstantOp::new_bool(ctx, enabled))
+                        .result(self.ctx),
+                )
+            }
+            "size_of" | "align_of" | "min_align_of" | "pref_align_of" => {
+                let ty = first_type_arg(instance)?;
+                let shape = layout(ty)?;
+                let value = if name == "size_of" {
+                    shape.size.bytes() as u128
+                } else {
+                    u128::from(shape.abi_align)
+                };
+                let usize_ty = dialect_mir::types::usize_type(self.ctx);
+                Some(
+                    self.emit(|ctx| ConstantOp::new_int(ctx, usize_ty, value))
+                        .result(self.ctx),
+                )
+            }
+            "transmute" | "transmute_unchecked" => {
+                let [value] = values[..] else {
+                    unsupported!("`transmute` of a zero-sized value")
+                };
+                let to = self.place_type(destination)?;
+                let to_mir = self.types.translate(self.ctx, to)?;
+                if value.get_type(self.ctx) == to_mir {
+                    Some(value)
+                } else {
+                    Some(
+                        self.emit(|ctx| BitcastOp::new(ctx, value, to_mir))
+                            .result(self.ctx),
+                    )
+                }
+            }
+            "float_to_int_unchecked" => {
+                let [value] = values[..] else {
+                    unsupported!("the intrinsic `{name}` with {} arguments", values.len())
+                };
+                let to = self.place_type(destination)?;
+                let to_mir = self.types.translate(self.ctx, to)?;
+                Some(
+                    self.emit(|ctx| FloatToIntOp::new(ctx, value, to_mir))
+                        .result(self.ctx),
+                )
+            }
+            "read_via_copy" => {
+                let [ptr] = values[..] else {
+                    unsupported!("the intrinsic `{name}` with {} arguments", values.len())
+                };
+                Some(self.emit(|ctx| LoadOp::new(ctx, ptr)).result(self.ctx))
+            }
+            "write_via_move" => {
+                if let [ptr, value] = values[..] {
+                    self.emit(|ctx| StoreOp::new(ctx, value, ptr));
+                }
+                None
+            }
+            "discriminant_value" => {
+                let [ptr] = values[..] else {
+                    unsupported!("the intrinsic `{name}` with {} arguments", values.len())
+                };
+                let discr = self
+                    .emit(|ctx| GetDiscriminantOp::new(ctx, ptr))
+                    .result(self.ctx);
+                let to = self.place_type(destination)?;
+                let to_mir = self.types.translate(self.ctx, to)?;
+                Some(
+                    self.emit(|ctx| IntCastOp::new(ctx, discr, to_mir))
+                        .result(self.ctx),
+                )
+            }
+            "abort" => {
+                self.emit(|ctx| TrapOp::new(ctx));
+                return Ok(());
+            }
+            "unreachable" => {
+                self.emit(|ctx| UnreachableOp::new(ctx));
+                return Ok(());
+            }
+            other => unsupported!("the compiler intrinsic `{other}`"),
+        };
+        self.store_result(destination, result)?;
+        self.continue_to(target)
+    }
+
+    /// `x.rotate_left(n)` as `(x << (n & m)) | (x >> ((0 - n) & m))`, `m` = bits - 1, which
+    /// LLVM recognises as a rotate.
+    fn rotate(&mut self, left: bool, values: &[Value]) -> TResult<Value> {
+        let [x, n] = values[..] else {
+            unsupported!("a rotate with {} arguments", values.len())
+        };
+        let ty = x.get_type(self.ctx);
+        let Ok(int_ty) =
+            pliron::r#type::TypedHandle::<pliron::builtin::types::IntegerType>::from_handle(
+                ty, self.ctx,
+            )
+        else {
+            unsupported!("rotating a non-integer")
+        };
+        let width = int_ty.deref(self.ctx).width();
+        let unsigned = pliron::builtin::types::IntegerType::get(
+            self.ctx,
+            width,
+            pliron::builtin::types::Signedness::Unsigned,
+        );
+        let xu = self
+            .emit(|ctx| IntCastOp::new(ctx, x, unsigned.into()))
+            .result(self.ctx);
+        let n = self
+            .emit(|ctx| IntCastOp::new(ctx, n, unsigned.into()))
+            .result(self.ctx);
+        let mask = self
+            .emit(|ctx| ConstantOp::new_int(ctx, unsigned, u128::from(width - 1)))
+            .result(self.ctx);
+        let zero = self
+            .emit(|ctx| ConstantOp::new_int(ctx, unsigned, 0))
+            .result(self.ctx);
+        let forward = self
+            .emit(|ctx| BitAndOp::new(ctx, n, mask))
+            .result(self.ctx);
+        let negated = self.emit(|ctx| SubOp::new(ctx, zero, n)).result(self.ctx);
+        let backward = self
+            .emit(|ctx| BitAndOp::new(ctx, negated, mask))
+            .result(self.ctx);
+        let (to_high, to_low) = if left {
+            (forward, backward)
+        } else {
+            (backward, forward)
+        };
+        let high = self
+            .emit(|ctx| ShlOp::new(ctx, xu, to_high))
+            .result(self.ctx);
+        let low = self
+            .emit(|ctx| ShrOp::new(ctx, xu, to_low))
+            .result(self.ctx);
+        let rotated = self
+            .emit(|ctx| BitOrOp::new(ctx, high, low))
+            .result(self.ctx);
+        Ok(self
+            .emit(|ctx| IntCastOp::new(ctx, rotated, ty))
+            .result(self.ctx))
+    }
+
+    /// The Rust type of a place.
+    fn place_type(&self, place: &Place) -> TResult<Ty> {
+        place
+            .ty(self.body.locals())
+            .or_else(|e| unsupported!("a place whose type is unknown ({e:?})"))
+    }
+}
+
+fn first_type_arg(instance: &Instance) -> TResult<Ty> {
+    match instance.args().0.first() {
+        Some(GenericArgKind::Type(ty)) => Ok(*ty),
+        _ => unsupported!("an intrinsic without its type argument"),
+    }
+}

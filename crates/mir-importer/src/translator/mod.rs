@@ -1,0 +1,24 @@
+//! Stable MIR to dialect-mir.
+//!
+//! One module per MIR concept, like rustc_codegen_cranelift: [body] sets up a function (its
+//! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
+//! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
+//! names say; [call] handles calls, including GPU intrinsics and `core` intrinsics. [types]
+//! maps Rust types to dialect-mir types with rustc's layout.
+//!
+//! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
+//! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
+
+pub mod body;
+pub mod call;
+pub mod error;
+pub mod operand;
+pub mod place;
+pub mod rvalue;
+pub mod statement;
+pub mod terminator;
+pub mod types;
+
+pub use body::translate_function;
+pub use error::TranslationError;
+pub use types::TypeTranslator;

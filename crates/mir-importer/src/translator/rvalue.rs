@@ -1,0 +1,539 @@
+//! Right-hand sides of assignments.
+//!
+//! Scalar results are computed as values and stored into the destination; aggregates are
+//! built in place, field by field, at the destination's address.
+
+use dialect_mir::ops::*;
+use dialect_mir::types::usize_type;
+use pliron::op::Op;
+use pliron::value::Value;
+use rustc_public::mir::{
+    AggregateKind, BinOp, CastKind, Operand, Place, PointerCoercion, Rvalue, UnOp,
+};
+use rustc_public::ty::{RigidTy, Ty, TyKind};
+use rustc_public_bridge::IndexedVal;
+
+use super::body::FnTranslator;
+use super::error::{TResult, unsupported};
+use super::place::{Address, PlaceRef};
+use super::types::is_zero_sized;
+
+impl FnTranslator<'_> {
+    pub(crate) fn translate_assign(&mut self, place: &Place, rvalue: &Rvalue) -> TResult<()> {
+        match rvalue {
+            Rvalue::Aggregate(kind, operands) => {
+                let dest = self.translate_place(place)?;
+                self.build_aggregate(&dest, kind, operands)
+            }
+            Rvalue::CheckedBinaryOp(op, lhs, rhs) => {
+                let (value, overflow) = self.checked_binary(*op, lhs, rhs)?;
+                let dest = self.translate_place(place)?;
+                let Some(ptr) = dest.thin()? else {
+                    return Ok(());
+                };
+                let value_ptr = self
+                    .emit(|ctx| FieldAddrOp::new(ctx, ptr, 0))
+                    .result(self.ctx);
+                self.emit(|ctx| StoreOp::new(ctx, value, value_ptr));
+                let flag_ptr = self
+                    .emit(|ctx| FieldAddrOp::new(ctx, ptr, 1))
+                    .result(self.ctx);
+                self.emit(|ctx| StoreOp::new(ctx, overflow, flag_ptr));
+                Ok(())
+            }
+            Rvalue::Repeat(operand, count) => {
+                let Ok(count) = count.eval_target_usize() else {
+                    unsupported!("an array repeat expression of unknown length")
+                };
+                let dest = self.translate_place(place)?;
+                self.build_repeat(&dest, operand, count)
+            }
+            _ => {
+                let value = self.rvalue_value(rvalue)?;
+                let dest = self.translate_place(place)?;
+                if let (Some(value), Some(ptr)) = (value, dest.thin()?) {
+                    self.emit(|ctx| StoreOp::new(ctx, value, ptr));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The value of a non-aggregate rvalue, `None` when it is zero-sized.
+    fn rvalue_value(&mut self, rvalue: &Rvalue) -> TResult<Option<Value>> {
+        Ok(match rvalue {
+            Rvalue::Use(operand, _) => self.translate_operand(operand)?,
+            Rvalue::CopyForDeref(place) => self.read_place(place)?,
+            Rvalue::BinaryOp(op, lhs, rhs) => Some(self.binary(*op, lhs, rhs)?),
+            Rvalue::UnaryOp(op, operand) => self.unary(*op, operand)?,
+            Rvalue::Cast(kind, operand, to) => self.cast(kind, operand, *to)?,
+            Rvalue::Ref(_, _, place) | Rvalue::AddressOf(_, place) => self.address_of(place)?,
+            Rvalue::Reborrow(_, _, place) => self.address_of(place)?,
+            Rvalue::Discriminant(place) => {
+                let place = self.translate_place(place)?;
+                match place.thin()? {
+                    Some(ptr) => Some(
+                        self.emit(|ctx| GetDiscriminantOp::new(ctx, ptr))
+                            .result(self.ctx),
+                    ),
+                    None => unsupported!("the discriminant of the zero-sized `{}`", place.ty),
+                }
+            }
+            Rvalue::Len(place) => {
+                let place = self.translate_place(place)?;
+                Some(self.length_of(&place)?)
+            }
+            Rvalue::ThreadLocalRef(_) => unsupported!("thread-local statics"),
+            Rvalue::Aggregate(..) | Rvalue::CheckedBinaryOp(..) | Rvalue::Repeat(..) => {
+                unreachable!("handled by translate_assign")
+            }
+        })
+    }
+
+    /// A pointer (or slice) to a place, as `&place` / `&raw place` produce it.
+    fn address_of(&mut self, place: &Place) -> TResult<Option<Value>> {
+        let place_ref = self.translate_place(place)?;
+        Ok(Some(match place_ref.address {
+            Some(Address::Thin(ptr)) => ptr,
+            Some(Address::Slice(slice)) => slice,
+            None => self.dangling_pointer(place_ref.ty)?,
+        }))
+    }
+
+    /// A well-aligned non-null pointer for a reference to a zero-sized place.
+    fn dangling_pointer(&mut self, pointee: Ty) -> TResult<Value> {
+        let align = super::types::layout(pointee)?.abi_align.max(1);
+        let usize_ty = usize_type(self.ctx);
+        let address = self
+            .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(align)))
+            .result(self.ctx);
+        let pointee_ty = self.types.translate(self.ctx, pointee)?;
+        let ptr_ty = dialect_mir::types::PtrType::get_generic(self.ctx, pointee_ty).into();
+        Ok(self
+            .emit(|ctx| IntToPtrOp::new(ctx, address, ptr_ty))
+            .result(self.ctx))
+    }
+
+    fn operand_value(&mut self, operand: &Operand) -> TResult<Value> {
+        match self.translate_operand(operand)? {
+            Some(value) => Ok(value),
+            None => unsupported!("a zero-sized value used in arithmetic"),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: &Operand, rhs: &Operand) -> TResult<Value> {
+        let lhs_ty = self.operand_ty(lhs)?;
+        let a = self.operand_value(lhs)?;
+        let b = self.operand_value(rhs)?;
+        let ctx = &mut *self.ctx;
+        let result = match op {
+            BinOp::Add | BinOp::AddUnchecked => AddOp::new(ctx, a, b).get_operation(),
+            BinOp::Sub | BinOp::SubUnchecked => SubOp::new(ctx, a, b).get_operation(),
+            BinOp::Mul | BinOp::MulUnchecked => MulOp::new(ctx, a, b).get_operation(),
+            BinOp::Div => DivOp::new(ctx, a, b).get_operation(),
+            BinOp::Rem => RemOp::new(ctx, a, b).get_operation(),
+            BinOp::BitXor => BitXorOp::new(ctx, a, b).get_operation(),
+            BinOp::BitAnd => BitAndOp::new(ctx, a, b).get_operation(),
+            BinOp::BitOr => BitOrOp::new(ctx, a, b).get_operation(),
+            BinOp::Eq => EqOp::new(ctx, a, b).get_operation(),
+            BinOp::Ne => NeOp::new(ctx, a, b).get_operation(),
+            BinOp::Lt => LtOp::new(ctx, a, b).get_operation(),
+            BinOp::Le => LeOp::new(ctx, a, b).get_operation(),
+            BinOp::Gt => GtOp::new(ctx, a, b).get_operation(),
+            BinOp::Ge => GeOp::new(ctx, a, b).get_operation(),
+            BinOp::Cmp => CmpOp::new(ctx, a, b).get_operation(),
+            BinOp::Offset => PtrOffsetOp::new(ctx, a, b).get_operation(),
+            BinOp::Shl | BinOp::ShlUnchecked | BinOp::Shr | BinOp::ShrUnchecked => {
+                let masked = matches!(op, BinOp::Shl | BinOp::Shr);
+                let amount = self.shift_amount(lhs_ty, b, masked)?;
+                let ctx = &mut *self.ctx;
+                if matches!(op, BinOp::Shl | BinOp::ShlUnchecked) {
+                    ShlOp::new(ctx, a, amount).get_operation()
+                } else {
+                    ShrOp::new(ctx, a, amount).get_operation()
+                }
+            }
+        };
+        self.inserter_append_operation(result);
+        Ok(result.deref(self.ctx).get_result(0))
+    }
+
+    /// A shift amount converted to the shifted type; for MIR's plain `Shl`/`Shr` it is taken
+    /// modulo the bit width, as Rust specifies (the overflow check, if any, came before).
+    fn shift_amount(&mut self, shifted: Ty, amount: Value, masked: bool) -> TResult<Value> {
+        let int_ty = self.int_type(shifted)?;
+        let amount = self
+            .emit(|ctx| IntCastOp::new(ctx, amount, int_ty.into()))
+            .result(self.ctx);
+        if !masked {
+            return Ok(amount);
+        }
+        let bits = int_ty.deref(self.ctx).width();
+        let mask = self
+            .emit(|ctx| ConstantOp::new_int(ctx, int_ty, u128::from(bits - 1)))
+            .result(self.ctx);
+        Ok(self
+            .emit(|ctx| BitAndOp::new(ctx, amount, mask))
+            .result(self.ctx))
+    }
+
+    /// The wrapped result and the overflow flag of `lhs op rhs`.
+    pub(crate) fn checked_binary(
+        &mut self,
+        op: BinOp,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) -> TResult<(Value, Value)> {
+        let a = self.operand_value(lhs)?;
+        let b = self.operand_value(rhs)?;
+        self.checked_values(op, a, b)
+    }
+
+    /// The wrapped result and the overflow flag of `a op b`.
+    pub(crate) fn checked_values(
+        &mut self,
+        op: BinOp,
+        a: Value,
+        b: Value,
+    ) -> TResult<(Value, Value)> {
+        let op = match op {
+            BinOp::Add => CheckedAddOp::new(self.ctx, a, b).get_operation(),
+            BinOp::Sub => CheckedSubOp::new(self.ctx, a, b).get_operation(),
+            BinOp::Mul => CheckedMulOp::new(self.ctx, a, b).get_operation(),
+            other => unsupported!("checked `{other:?}`"),
+        };
+        self.inserter_append_operation(op);
+        let op = op.deref(self.ctx);
+        Ok((op.get_result(0), op.get_result(1)))
+    }
+
+    fn unary(&mut self, op: UnOp, operand: &Operand) -> TResult<Option<Value>> {
+        let ty = self.operand_ty(operand)?;
+        let Some(value) = self.translate_operand(operand)? else {
+            return Ok(None);
+        };
+        Ok(match op {
+            UnOp::Not => Some(self.emit(|ctx| NotOp::new(ctx, value)).result(self.ctx)),
+            UnOp::Neg => Some(self.emit(|ctx| NegOp::new(ctx, value)).result(self.ctx)),
+            UnOp::PtrMetadata => match pointee_is_unsized_slice(ty) {
+                true => Some(
+                    self.emit(|ctx| SliceLenOp::new(ctx, value))
+                        .result(self.ctx),
+                ),
+                false => None,
+            },
+        })
+    }
+
+    fn cast(&mut self, kind: &CastKind, operand: &Operand, to: Ty) -> TResult<Option<Value>> {
+        let from = self.operand_ty(operand)?;
+        let Some(value) = self.translate_operand(operand)? else {
+            if is_zero_sized(to)? {
+                return Ok(None);
+            }
+            unsupported!("casting the zero-sized `{from}` to `{to}`")
+        };
+        let to_mir = self.types.translate(self.ctx, to)?;
+        let ctx = &mut *self.ctx;
+        let op = match kind {
+            CastKind::IntToInt => IntCastOp::new(ctx, value, to_mir).get_operation(),
+            CastKind::IntToFloat => IntToFloatOp::new(ctx, value, to_mir).get_operation(),
+            CastKind::FloatToInt => FloatToIntOp::new(ctx, value, to_mir).get_operation(),
+            CastKind::FloatToFloat => FloatCastOp::new(ctx, value, to_mir).get_operation(),
+            CastKind::PointerExposeAddress => PtrToIntOp::new(ctx, value, to_mir).get_operation(),
+            CastKind::PointerWithExposedProvenance => {
+                IntToPtrOp::new(ctx, value, to_mir).get_operation()
+            }
+            CastKind::Subtype => return Ok(Some(value)),
+            CastKind::Transmute => {
+                if from == to {
+                    return Ok(Some(value));
+                }
+                BitcastOp::new(ctx, value, to_mir).get_operation()
+            }
+            CastKind::PtrToPtr | CastKind::PointerCoercion(PointerCoercion::MutToConstPointer) => {
+                return self.pointer_cast(value, from, to, to_mir).map(Some);
+            }
+            CastKind::PointerCoercion(PointerCoercion::ArrayToPointer) => {
+                let first = self
+                    .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
+                    .result(self.ctx);
+                return self.pointer_cast(first, from, to, to_mir).map(Some);
+            }
+            CastKind::PointerCoercion(PointerCoercion::Unsize) => {
+                return self.unsize(value, from, to, to_mir).map(Some);
+            }
+            CastKind::PointerCoercion(
+                PointerCoercion::ReifyFnPointer(_)
+                | PointerCoercion::ClosureFnPointer(_)
+                | PointerCoercion::UnsafeFnPointer,
+            )
+            | CastKind::FnPtrToPtr => {
+                unsupported!("function pointers (casting `{from}` to `{to}`)")
+            }
+        };
+        self.inserter_append_operation(op);
+        Ok(Some(op.deref(self.ctx).get_result(0)))
+    }
+
+    /// A pointer-to-pointer cast; between slices and thin pointers it takes or keeps the data
+    /// pointer.
+    fn pointer_cast(
+        &mut self,
+        value: Value,
+        from: Ty,
+        to: Ty,
+        to_mir: pliron::r#type::TypeHandle,
+    ) -> TResult<Value> {
+        let from_slice = pointee_is_unsized_slice(from);
+        let to_slice = pointee_is_unsized_slice(to);
+        Ok(match (from_slice, to_slice) {
+            (false, false) => self
+                .emit(|ctx| PtrCastOp::new(ctx, value, to_mir))
+                .result(self.ctx),
+            (true, false) => {
+                let data = self
+                    .emit(|ctx| SlicePtrOp::new(ctx, value))
+                    .result(self.ctx);
+                self.emit(|ctx| PtrCastOp::new(ctx, data, to_mir))
+                    .result(self.ctx)
+            }
+            (true, true) => {
+                let data = self
+                    .emit(|ctx| SlicePtrOp::new(ctx, value))
+                    .result(self.ctx);
+                let len = self
+                    .emit(|ctx| SliceLenOp::new(ctx, value))
+                    .result(self.ctx);
+                let elem_ptr_ty = self.slice_data_pointer_type(to_mir)?;
+                let data = self
+                    .emit(|ctx| PtrCastOp::new(ctx, data, elem_ptr_ty))
+                    .result(self.ctx);
+                self.emit(|ctx| MakeSliceOp::new(ctx, data, len, to_mir))
+                    .result(self.ctx)
+            }
+            (false, true) => {
+                unsupported!("casting the thin pointer `{from}` to the slice pointer `{to}`")
+            }
+        })
+    }
+
+    /// `&[T; N]` to `&[T]` (the only unsizing device code supports).
+    fn unsize(
+        &mut self,
+        value: Value,
+        from: Ty,
+        to: Ty,
+        to_mir: pliron::r#type::TypeHandle,
+    ) -> TResult<Value> {
+        let len = match from.kind().builtin_deref(true).map(|t| t.ty.kind()) {
+            Some(TyKind::RigidTy(RigidTy::Array(_, len))) if pointee_is_unsized_slice(to) => len,
+            _ => unsupported!("the unsizing coercion from `{from}` to `{to}` (trait objects)"),
+        };
+        let Ok(len) = len.eval_target_usize() else {
+            unsupported!("an array of unknown length (`{from}`)")
+        };
+        let usize_ty = usize_type(self.ctx);
+        let len = self
+            .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(len)))
+            .result(self.ctx);
+        let first = self
+            .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
+            .result(self.ctx);
+        let elem_ptr_ty = self.slice_data_pointer_type(to_mir)?;
+        let first = self
+            .emit(|ctx| PtrCastOp::new(ctx, first, elem_ptr_ty))
+            .result(self.ctx);
+        Ok(self
+            .emit(|ctx| MakeSliceOp::new(ctx, first, len, to_mir))
+            .result(self.ctx))
+    }
+
+    /// The type of the data pointer of a slice type.
+    fn slice_data_pointer_type(
+        &mut self,
+        slice_ty: pliron::r#type::TypeHandle,
+    ) -> TResult<pliron::r#type::TypeHandle> {
+        match dialect_mir::ops::slice_elem(self.ctx, slice_ty) {
+            Some(elem) => Ok(dialect_mir::types::PtrType::get_generic(self.ctx, elem).into()),
+            None => unsupported!("a slice cast to a non-slice type"),
+        }
+    }
+
+    /// Builds an aggregate at `dest`, field by field.
+    fn build_aggregate(
+        &mut self,
+        dest: &PlaceRef,
+        kind: &AggregateKind,
+        operands: &[Operand],
+    ) -> TResult<()> {
+        if let AggregateKind::RawPtr(pointee, _) = kind {
+            let value = self.raw_pointer_from_parts(dest.ty, *pointee, operands)?;
+            if let Some(ptr) = dest.thin()? {
+                self.emit(|ctx| StoreOp::new(ctx, value, ptr));
+            }
+            return Ok(());
+        }
+        let Some(base) = dest.thin()? else {
+            // A zero-sized aggregate: its operands are zero-sized too, nothing to store.
+            return Ok(());
+        };
+        match kind {
+            AggregateKind::Tuple | AggregateKind::Closure(..) => {
+                self.store_fields(base, None, operands)
+            }
+            AggregateKind::Adt(def, variant, _, _, active_field) => {
+                if active_field.is_some() || matches!(def.kind(), rustc_public::ty::AdtKind::Union)
+                {
+                    unsupported!("unions (`{}`)", dest.ty);
+                }
+                if super::types::is_disjoint_slice(*def) {
+                    return self.store_fields(base, None, operands);
+                }
+                match def.kind() {
+                    rustc_public::ty::AdtKind::Enum => {
+                        let variant = variant.to_index() as u32;
+                        self.store_fields(base, Some(variant), operands)?;
+                        self.emit(|ctx| SetDiscriminantOp::new(ctx, base, variant));
+                        Ok(())
+                    }
+                    _ => self.store_fields(base, None, operands),
+                }
+            }
+            AggregateKind::Array(_) => {
+                let first = self
+                    .emit(|ctx| ArrayElemAddrOp::new(ctx, base))
+                    .result(self.ctx);
+                let usize_ty = usize_type(self.ctx);
+                for (i, operand) in operands.iter().enumerate() {
+                    let Some(value) = self.translate_operand(operand)? else {
+                        continue;
+                    };
+                    let index = self
+                        .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, i as u128))
+                        .result(self.ctx);
+                    let addr = self
+                        .emit(|ctx| IndexAddrOp::new(ctx, first, index))
+                        .result(self.ctx);
+                    self.emit(|ctx| StoreOp::new(ctx, value, addr));
+                }
+                Ok(())
+            }
+            AggregateKind::Coroutine(..) | AggregateKind::CoroutineClosure(..) => {
+                unsupported!("coroutines and async code")
+            }
+            AggregateKind::RawPtr(..) => unreachable!("handled above"),
+        }
+    }
+
+    /// Stores each non-zero-sized operand into its field (of `variant`, for an enum).
+    fn store_fields(
+        &mut self,
+        base: Value,
+        variant: Option<u32>,
+        operands: &[Operand],
+    ) -> TResult<()> {
+        for (i, operand) in operands.iter().enumerate() {
+            let Some(value) = self.translate_operand(operand)? else {
+                continue;
+            };
+            let addr = match variant {
+                Some(v) => self
+                    .emit(|ctx| VariantFieldAddrOp::new(ctx, base, v, i as u32))
+                    .result(self.ctx),
+                None => self
+                    .emit(|ctx| FieldAddrOp::new(ctx, base, i as u32))
+                    .result(self.ctx),
+            };
+            self.emit(|ctx| StoreOp::new(ctx, value, addr));
+        }
+        Ok(())
+    }
+
+    /// A raw pointer from its data pointer and metadata (`ptr::from_raw_parts`).
+    fn raw_pointer_from_parts(
+        &mut self,
+        ptr_ty: Ty,
+        pointee: Ty,
+        operands: &[Operand],
+    ) -> TResult<Value> {
+        let to_mir = self.types.translate(self.ctx, ptr_ty)?;
+        let data = match operands
+            .first()
+            .map(|o| self.translate_operand(o))
+            .transpose()?
+            .flatten()
+        {
+            Some(data) => data,
+            None => unsupported!("a raw pointer built from a zero-sized value"),
+        };
+        match pointee.kind() {
+            TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => {
+                let len = match operands
+                    .get(1)
+                    .map(|o| self.translate_operand(o))
+                    .transpose()?
+                    .flatten()
+                {
+                    Some(len) => len,
+                    None => unsupported!("a slice pointer without a length"),
+                };
+                let elem_ptr_ty = self.slice_data_pointer_type(to_mir)?;
+                let data = self
+                    .emit(|ctx| PtrCastOp::new(ctx, data, elem_ptr_ty))
+                    .result(self.ctx);
+                Ok(self
+                    .emit(|ctx| MakeSliceOp::new(ctx, data, len, to_mir))
+                    .result(self.ctx))
+            }
+            _ => Ok(self
+                .emit(|ctx| PtrCastOp::new(ctx, data, to_mir))
+                .result(self.ctx)),
+        }
+    }
+
+    /// `[value; count]` at `dest`, one store per element.
+    fn build_repeat(&mut self, dest: &PlaceRef, operand: &Operand, count: u64) -> TResult<()> {
+        const MAX_UNROLLED: u64 = 1024;
+        let Some(base) = dest.thin()? else {
+            return Ok(());
+        };
+        let Some(value) = self.translate_operand(operand)? else {
+            return Ok(());
+        };
+        if count > MAX_UNROLLED {
+            unsupported!("an array repeat expression of more than {MAX_UNROLLED} elements");
+        }
+        let first = self
+            .emit(|ctx| ArrayElemAddrOp::new(ctx, base))
+            .result(self.ctx);
+        let usize_ty = usize_type(self.ctx);
+        for i in 0..count {
+            let index = self
+                .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(i)))
+                .result(self.ctx);
+            let addr = self
+                .emit(|ctx| IndexAddrOp::new(ctx, first, index))
+                .result(self.ctx);
+            self.emit(|ctx| StoreOp::new(ctx, value, addr));
+        }
+        Ok(())
+    }
+
+    /// Appends an already built operation at the insertion point.
+    pub(crate) fn inserter_append_operation(
+        &mut self,
+        op: pliron::context::Ptr<pliron::operation::Operation>,
+    ) {
+        use pliron::irbuild::inserter::Inserter;
+        self.inserter.append_operation(self.ctx, op);
+    }
+}
+
+/// Whether `ty` is a reference or raw pointer to `[T]` or `str`.
+pub(crate) fn pointee_is_unsized_slice(ty: Ty) -> bool {
+    matches!(
+        ty.kind().builtin_deref(true).map(|t| t.ty.kind()),
+        Some(TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str))
+    )
+}

@@ -1,0 +1,40 @@
+//! Statements: assignments and discriminant writes; the rest has no runtime effect on the GPU.
+
+use dialect_mir::ops::SetDiscriminantOp;
+use rustc_public::mir::{NonDivergingIntrinsic, Statement, StatementKind};
+use rustc_public_bridge::IndexedVal;
+
+use super::body::FnTranslator;
+use super::error::{TResult, unsupported};
+
+impl FnTranslator<'_> {
+    pub(crate) fn translate_statement(&mut self, statement: &Statement) -> TResult<()> {
+        match &statement.kind {
+            StatementKind::Assign(place, rvalue) => self.translate_assign(place, rvalue),
+            StatementKind::SetDiscriminant {
+                place,
+                variant_index,
+            } => {
+                let place = self.translate_place(place)?;
+                if let Some(ptr) = place.thin()? {
+                    self.emit(|ctx| {
+                        SetDiscriminantOp::new(ctx, ptr, variant_index.to_index() as u32)
+                    });
+                }
+                Ok(())
+            }
+            StatementKind::Intrinsic(NonDivergingIntrinsic::Assume(_)) => Ok(()),
+            StatementKind::Intrinsic(NonDivergingIntrinsic::CopyNonOverlapping(_)) => {
+                unsupported!("`copy_nonoverlapping` (a raw memory copy)")
+            }
+            StatementKind::FakeRead(..)
+            | StatementKind::StorageLive(_)
+            | StatementKind::StorageDead(_)
+            | StatementKind::PlaceMention(_)
+            | StatementKind::AscribeUserType { .. }
+            | StatementKind::Coverage(_)
+            | StatementKind::ConstEvalCounter
+            | StatementKind::Nop => Ok(()),
+        }
+    }
+}
