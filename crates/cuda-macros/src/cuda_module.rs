@@ -74,6 +74,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         ));
     };
     for item in items.iter() {
+        // Kernels are renamed by `#[kernel]`, so a kernel called `load` clashes with nothing.
+        if let Item::Fn(func) = item
+            && is_kernel(func)
+        {
+            continue;
+        }
         if let Some(ident) = item_ident(item)
             && (ident == "load" || ident == "Module")
         {
@@ -535,6 +541,13 @@ mod tests {
             ))
             .contains("rename this `load`")
         );
+        let kernel_called_load = quote!(
+            mod k {
+                #[kernel]
+                fn load(x: u32) {}
+            }
+        );
+        assert!(expand(quote!(), kernel_called_load).is_ok());
         assert!(
             expand(
                 quote!(x),
