@@ -611,11 +611,9 @@ impl Verify for EnumType {
             }
         };
         match self.tag {
-            EnumTag::None => {
-                if num_variants > 1 {
-                    return bad("an enum with several variants needs a tag".to_string());
-                }
-            }
+            // Several variants without a tag: all but one are uninhabited (rustc's `Single`
+            // layout, e.g. `Result<Infallible, E>`), so the discriminant is a constant.
+            EnumTag::None => {}
             EnumTag::Direct { ty, offset } => tag_bounds(ty, offset)?,
             EnumTag::Niche {
                 ty,

@@ -186,10 +186,6 @@ fn malformed_layouts_fail_to_verify() {
         type_error(ctx, StructType::get(ctx, "Ragged", 6, 4, vec![]).into()),
         type_error(
             ctx,
-            EnumType::get(ctx, "NoTag", 1, 1, isize, EnumTag::None, variants(2)).into(),
-        ),
-        type_error(
-            ctx,
             EnumType::get(
                 ctx,
                 "TagOutside",

@@ -16,6 +16,7 @@ pub mod intrinsics;
 pub mod naming;
 mod pipeline;
 pub mod translator;
+pub mod ub_checks;
 
 pub use pipeline::{
     CollectedFunction, PipelineConfig, PipelineError, PipelineOutput, run_pipeline,

@@ -131,7 +131,7 @@ pub fn collect_device_functions<'tcx>(
                     caller_of.insert(callee, Some(instance));
                     worklist.push_back((callee, false));
                 }
-                CalleeRule::IntrinsicStub | CalleeRule::Panic => {}
+                CalleeRule::IntrinsicStub | CalleeRule::Panic | CalleeRule::UbCheck => {}
                 CalleeRule::Forbidden { reason } => {
                     let mut chain = vec![callee, instance];
                     let mut cursor = instance;
@@ -202,6 +202,92 @@ fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
     }
 }
 
+/// The blocks of `body` that device code can reach: unwind (cleanup) edges are never taken on
+/// the GPU, where a panic traps, and a branch on a runtime-checks flag only goes the way the
+/// device build decides (`ub_checks` and `contract_checks` are off, as in a release `core`;
+/// `overflow_checks` follows the session). The translator prunes the same way, so functions
+/// called only from dead checks (`precondition_check`) are neither collected nor compiled.
+fn device_reachable_blocks<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &mir::Body<'tcx>,
+) -> Vec<mir::BasicBlock> {
+    let panic_bound = panic_bound_blocks(tcx, body);
+    let mut seen = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
+    let mut stack = vec![mir::START_BLOCK];
+    let mut order = Vec::new();
+    while let Some(block) = stack.pop() {
+        if !seen.insert(block) {
+            continue;
+        }
+        if panic_bound.contains(block) {
+            continue;
+        }
+        order.push(block);
+        let terminator = body.basic_blocks[block].terminator();
+        if let TerminatorKind::SwitchInt {
+            discr: mir::Operand::RuntimeChecks(check),
+            targets,
+        } = &terminator.kind
+        {
+            let enabled = match check {
+                mir::RuntimeChecks::OverflowChecks => tcx.sess.overflow_checks(),
+                mir::RuntimeChecks::UbChecks | mir::RuntimeChecks::ContractChecks => false,
+            };
+            stack.push(targets.target_for_value(u128::from(enabled)));
+            continue;
+        }
+        let cleanup = match terminator.unwind() {
+            Some(mir::UnwindAction::Cleanup(block)) => Some(*block),
+            _ => None,
+        };
+        stack.extend(terminator.successors().filter(|s| Some(*s) != cleanup));
+    }
+    order
+}
+
+/// The blocks from which every path ends in a panic (a diverging call into `core`): the
+/// translator turns each into one trap, so what they call (the panic message's formatting) is
+/// never compiled and need not be collected.
+fn panic_bound_blocks<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &mir::Body<'tcx>,
+) -> rustc_index::bit_set::DenseBitSet<mir::BasicBlock> {
+    let mut bound = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
+    loop {
+        let mut changed = false;
+        for (block, data) in body.basic_blocks.iter_enumerated() {
+            if bound.contains(block) {
+                continue;
+            }
+            let terminator = data.terminator();
+            let panics = match &terminator.kind {
+                TerminatorKind::Call {
+                    func, target: None, ..
+                } => match *func.ty(body, tcx).kind() {
+                    ty::FnDef(def_id, _) => tcx.crate_name(def_id.krate).as_str() == "core",
+                    _ => false,
+                },
+                kind => {
+                    let cleanup = match terminator.unwind() {
+                        Some(mir::UnwindAction::Cleanup(b)) => Some(*b),
+                        _ => None,
+                    };
+                    let mut successors =
+                        kind.successors().filter(|s| Some(*s) != cleanup).peekable();
+                    successors.peek().is_some() && successors.all(|s| bound.contains(s))
+                }
+            };
+            if panics {
+                bound.insert(block);
+                changed = true;
+            }
+        }
+        if !changed {
+            return bound;
+        }
+    }
+}
+
 /// The functions `body` calls or drops, monomorphised for `instance`, with the call's span.
 fn callees<'tcx>(
     tcx: TyCtxt<'tcx>,
@@ -217,8 +303,8 @@ fn callees<'tcx>(
         )
     };
     let mut out = Vec::new();
-    for block in body.basic_blocks.iter() {
-        let terminator = block.terminator();
+    for block in device_reachable_blocks(tcx, body) {
+        let terminator = body.basic_blocks[block].terminator();
         let span = terminator.source_info.span;
         match &terminator.kind {
             TerminatorKind::Call { func, .. } | TerminatorKind::TailCall { func, .. } => {

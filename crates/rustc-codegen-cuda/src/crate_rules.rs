@@ -28,6 +28,9 @@ pub enum CalleeRule {
     /// A function of `core` that never returns (the panic machinery, `unwrap_failed`, ...):
     /// a panic on the GPU traps the kernel, so the call becomes a trap.
     Panic,
+    /// `core`'s undefined-behaviour checks (`check_language_ub`, `precondition_check`, ...):
+    /// off on the device, as in a release build of `core`, so the call is never made.
+    UbCheck,
     /// A function of a crate device code must not use.
     Forbidden {
         /// Why the crate is forbidden.
@@ -49,6 +52,9 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
     }
     if crate_name == "core" && diverges {
         return CalleeRule::Panic;
+    }
+    if crate_name == "core" && mir_importer::ub_checks::is_ub_check(path) {
+        return CalleeRule::UbCheck;
     }
     CalleeRule::Collect
 }
@@ -93,6 +99,26 @@ mod tests {
         );
         // Only core's diverging functions: a user's `-> !` helper is real device code.
         assert_eq!(classify("app", "app::fail", true), CalleeRule::Collect);
+    }
+
+    #[test]
+    fn ub_checks_of_core_are_skipped() {
+        assert_eq!(
+            classify("core", "core::ub_checks::check_language_ub", false),
+            CalleeRule::UbCheck
+        );
+        assert_eq!(
+            classify(
+                "core",
+                "core::hint::unreachable_unchecked::precondition_check",
+                false
+            ),
+            CalleeRule::UbCheck
+        );
+        assert_eq!(
+            classify("app", "app::precondition_check", false),
+            CalleeRule::Collect
+        );
     }
 
     #[test]

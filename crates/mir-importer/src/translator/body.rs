@@ -36,6 +36,8 @@ pub struct FnTranslator<'a> {
     pub(crate) slots: Vec<Option<Value>>,
     /// The pliron block of each reachable MIR block.
     pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
+    /// The MIR blocks from which every path panics (see [panic_bound_blocks]).
+    panic_bound: Vec<bool>,
     /// Where new ops go.
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
@@ -86,11 +88,13 @@ pub fn translate_function(
         overflow_checks,
         slots: vec![],
         blocks: vec![None; body.blocks.len()],
+        panic_bound: vec![],
         inserter: IRInserter::new_at_block_end(entry),
         func,
         trap_block: None,
     };
     fx.emit_slots(&arg_locals, entry)?;
+    fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
@@ -100,6 +104,10 @@ pub fn translate_function(
             continue;
         };
         fx.inserter = IRInserter::new_at_block_end(target);
+        if fx.panic_bound[index] {
+            fx.emit(TrapOp::new);
+            continue;
+        }
         for statement in &block.statements {
             fx.translate_statement(statement)
                 .map_err(|e| e.at(statement.span))?;
@@ -166,8 +174,83 @@ impl FnTranslator<'_> {
             let block = BasicBlock::new(self.ctx, Some(label), vec![]);
             block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
             self.blocks[index] = Some(block);
-            stack.extend(normal_successors(&self.body.blocks[index].terminator.kind));
+            if self.panic_bound[index] {
+                continue;
+            }
+            let kind = &self.body.blocks[index].terminator.kind;
+            match self.decided_switch(kind) {
+                Some(target) => stack.push(target),
+                None => stack.extend(normal_successors(kind)),
+            }
         }
+    }
+
+    /// The blocks from which every path ends in a panic (a diverging call into `core`). Such a
+    /// block becomes a single `mir.trap`: the panic would abort the kernel anyway, and what
+    /// precedes it there is only the panic's message being built (string constants,
+    /// formatting) which device code does not need. The collector skips the same blocks.
+    fn panic_bound_blocks(&self) -> Vec<bool> {
+        use rustc_public::CrateDef;
+        use rustc_public::mir::TerminatorKind;
+        let blocks = &self.body.blocks;
+        let mut bound = vec![false; blocks.len()];
+        loop {
+            let mut changed = false;
+            for (index, block) in blocks.iter().enumerate() {
+                if bound[index] {
+                    continue;
+                }
+                let kind = &block.terminator.kind;
+                let panics = match kind {
+                    TerminatorKind::Call {
+                        func, target: None, ..
+                    } => self
+                        .operand_ty(func)
+                        .ok()
+                        .and_then(|ty| ty.kind().fn_def().map(|(def, _)| def.krate().name))
+                        .is_some_and(|krate| krate == "core"),
+                    _ => {
+                        let successors = match self.decided_switch(kind) {
+                            Some(target) => vec![target],
+                            None => normal_successors(kind),
+                        };
+                        !successors.is_empty() && successors.iter().all(|&s| bound[s])
+                    }
+                };
+                if panics {
+                    bound[index] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return bound;
+            }
+        }
+    }
+
+    /// The only target of a branch on a runtime-checks flag, whose value device code fixes:
+    /// `ub_checks` and `contract_checks` are off (as in a release build of `core`; what they
+    /// guard only panics), `overflow_checks` follows the session. The collector prunes the
+    /// same way.
+    pub(crate) fn decided_switch(&self, kind: &rustc_public::mir::TerminatorKind) -> Option<usize> {
+        use rustc_public::mir::{Operand, RuntimeChecks, TerminatorKind};
+        let TerminatorKind::SwitchInt {
+            discr: Operand::RuntimeChecks(check),
+            targets,
+        } = kind
+        else {
+            return None;
+        };
+        let enabled = match check {
+            RuntimeChecks::OverflowChecks => self.overflow_checks,
+            RuntimeChecks::UbChecks | RuntimeChecks::ContractChecks => false,
+        };
+        Some(
+            targets
+                .branches()
+                .find(|&(value, _)| value == u128::from(enabled))
+                .map_or(targets.otherwise(), |(_, target)| target),
+        )
     }
 
     /// The pliron block of MIR block `index`.

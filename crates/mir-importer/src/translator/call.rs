@@ -69,6 +69,16 @@ impl FnTranslator<'_> {
             self.store_result(destination, result)?;
             return self.continue_to(target);
         }
+        if def.krate().name == "core" && crate::ub_checks::is_ub_check(&path) {
+            // UB checks are off on the device: gates say `false`, checks are not called.
+            if crate::ub_checks::is_gate(&path) {
+                let no = self
+                    .emit(|ctx| ConstantOp::new_bool(ctx, false))
+                    .result(self.ctx);
+                self.store_result(destination, Some(no))?;
+            }
+            return self.continue_to(target);
+        }
         if def.krate().name == "core" && target.is_none() {
             // A panic (or `unwrap` failure, bounds check...): the kernel traps. Its arguments
             // (messages, locations) are never evaluated.
@@ -320,14 +330,7 @@ impl FnTranslator<'_> {
                 };
                 let to = self.place_type(destination)?;
                 let to_mir = self.types.translate(self.ctx, to)?;
-                if value.get_type(self.ctx) == to_mir {
-                    Some(value)
-                } else {
-                    Some(
-                        self.emit(|ctx| BitcastOp::new(ctx, value, to_mir))
-                            .result(self.ctx),
-                    )
-                }
+                Some(self.transmute(value, to_mir)?)
             }
             "float_to_int_unchecked" => {
                 let [value] = values[..] else {

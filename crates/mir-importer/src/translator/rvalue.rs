@@ -71,6 +71,9 @@ impl FnTranslator<'_> {
             Rvalue::Reborrow(_, _, place) => self.address_of(place)?,
             Rvalue::Discriminant(place) => {
                 let place = self.translate_place(place)?;
+                if let Some(value) = self.single_variant_discriminant(place.ty)? {
+                    return Ok(Some(value));
+                }
                 match place.thin()? {
                     Some(ptr) => Some(
                         self.emit(|ctx| GetDiscriminantOp::new(ctx, ptr))
@@ -88,6 +91,30 @@ impl FnTranslator<'_> {
                 unreachable!("handled by translate_assign")
             }
         })
+    }
+
+    /// The discriminant of an enum with a single inhabited variant (a constant: nothing is
+    /// stored for it, and the enum may even be zero-sized), or `None` for other types.
+    fn single_variant_discriminant(&mut self, ty: Ty) -> TResult<Option<Value>> {
+        let TyKind::RigidTy(RigidTy::Adt(def, _)) = ty.kind() else {
+            return Ok(None);
+        };
+        if !matches!(def.kind(), rustc_public::ty::AdtKind::Enum) {
+            return Ok(None);
+        }
+        let rustc_public::abi::VariantsShape::Single { index } = super::types::layout(ty)?.variants
+        else {
+            return Ok(None);
+        };
+        let Some(discr_ty) = ty.kind().discriminant_ty() else {
+            return Ok(None);
+        };
+        let int_ty = self.int_type(discr_ty)?;
+        let value = def.discriminant_for_variant(index).val;
+        Ok(Some(
+            self.emit(|ctx| ConstantOp::new_int(ctx, int_ty, value))
+                .result(self.ctx),
+        ))
     }
 
     /// A pointer (or slice) to a place, as `&place` / `&raw place` produce it.
@@ -227,6 +254,19 @@ impl FnTranslator<'_> {
 
     fn cast(&mut self, kind: &CastKind, operand: &Operand, to: Ty) -> TResult<Option<Value>> {
         let from = self.operand_ty(operand)?;
+        if let CastKind::PointerCoercion(
+            PointerCoercion::ReifyFnPointer(_)
+            | PointerCoercion::ClosureFnPointer(_)
+            | PointerCoercion::UnsafeFnPointer,
+        ) = kind
+        {
+            // Device code cannot call through function pointers (such calls are rejected), so
+            // a function pointer is only ever stored, never used: it gets no address.
+            let to_mir = self.types.translate(self.ctx, to)?;
+            return Ok(Some(
+                self.emit(|ctx| UndefOp::new(ctx, to_mir)).result(self.ctx),
+            ));
+        }
         let Some(value) = self.translate_operand(operand)? else {
             if is_zero_sized(to)? {
                 return Ok(None);
@@ -245,12 +285,7 @@ impl FnTranslator<'_> {
                 IntToPtrOp::new(ctx, value, to_mir).get_operation()
             }
             CastKind::Subtype => return Ok(Some(value)),
-            CastKind::Transmute => {
-                if from == to {
-                    return Ok(Some(value));
-                }
-                BitcastOp::new(ctx, value, to_mir).get_operation()
-            }
+            CastKind::Transmute => return self.transmute(value, to_mir).map(Some),
             CastKind::PtrToPtr | CastKind::PointerCoercion(PointerCoercion::MutToConstPointer) => {
                 return self.pointer_cast(value, from, to, to_mir).map(Some);
             }
@@ -274,6 +309,38 @@ impl FnTranslator<'_> {
         };
         self.inserter_append_operation(op);
         Ok(Some(op.deref(self.ctx).get_result(0)))
+    }
+
+    /// Reinterprets the bits of `value` as `to`: a no-op between equal dialect types, a
+    /// `mir.bitcast` between scalars, and through memory otherwise (the sizes are equal, rustc
+    /// checked).
+    pub(crate) fn transmute(
+        &mut self,
+        value: Value,
+        to: pliron::r#type::TypeHandle,
+    ) -> TResult<Value> {
+        use pliron::r#type::Typed;
+        let from = value.get_type(self.ctx);
+        if from == to {
+            return Ok(value);
+        }
+        let scalar = |ctx: &pliron::context::Context, ty| {
+            dialect_mir::types::is_int_or_bool(ctx, ty)
+                || dialect_mir::types::is_float(ctx, ty)
+                || dialect_mir::types::is_ptr(ctx, ty)
+        };
+        if scalar(self.ctx, from) && scalar(self.ctx, to) {
+            return Ok(self
+                .emit(|ctx| BitcastOp::new(ctx, value, to))
+                .result(self.ctx));
+        }
+        let slot = self.emit(|ctx| AllocaOp::new(ctx, from)).result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, value, slot));
+        let to_ptr = dialect_mir::types::PtrType::get_generic(self.ctx, to).into();
+        let cast = self
+            .emit(|ctx| PtrCastOp::new(ctx, slot, to_ptr))
+            .result(self.ctx);
+        Ok(self.emit(|ctx| LoadOp::new(ctx, cast)).result(self.ctx))
     }
 
     /// A pointer-to-pointer cast; between slices and thin pointers it takes or keeps the data

@@ -25,6 +25,12 @@ impl FnTranslator<'_> {
     pub(crate) fn translate_terminator(&mut self, terminator: &Terminator) -> TResult<()> {
         match &terminator.kind {
             TerminatorKind::Goto { target } => self.goto(*target),
+            TerminatorKind::SwitchInt { .. } if self.decided_switch(&terminator.kind).is_some() => {
+                let target = self
+                    .decided_switch(&terminator.kind)
+                    .expect("checked above");
+                self.goto(target)
+            }
             TerminatorKind::SwitchInt { discr, targets } => {
                 let value = self.discriminant_value(discr)?;
                 let otherwise = self.block(targets.otherwise())?;

@@ -87,7 +87,12 @@ impl TypeTranslator {
             RigidTy::Str | RigidTy::Slice(_) => {
                 unsupported!("the unsized type `{ty}` outside a reference")
             }
-            RigidTy::FnPtr(_) => unsupported!("function pointers (type `{ty}`)"),
+            // A function pointer can be formed and stored (panic formatting does), but never
+            // called: a call through one is reported where it happens.
+            RigidTy::FnPtr(_) => {
+                let code = StructType::get(ctx, "fn", 0, 1, vec![]).into();
+                PtrType::get_generic(ctx, code).into()
+            }
             RigidTy::Dynamic(..) => unsupported!("trait objects (`{ty}`)"),
             RigidTy::Foreign(_) => unsupported!("extern types (`{ty}`)"),
             RigidTy::Coroutine(..)

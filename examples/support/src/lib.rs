@@ -1,0 +1,148 @@
+//! Host-side helpers shared by the examples: deterministic pseudo-random inputs, comparison
+//! against a CPU computation, and one clear exit path when no GPU is available.
+
+use std::fmt::Debug;
+use std::process::ExitCode;
+
+use cuda_host::{CudaContext, CudaStream};
+
+/// A small xorshift64* generator: reproducible inputs without a dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed` (any value; 0 is remapped).
+    pub fn new(seed: u64) -> Self {
+        Self(seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A uniform `f32` in `[lo, hi)`.
+    pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    /// A uniform `f64` in `[lo, hi)`.
+    pub fn f64_in(&mut self, lo: f64, hi: f64) -> f64 {
+        let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * unit
+    }
+
+    /// `n` values from `gen`.
+    pub fn vec<T>(&mut self, n: usize, mut generate: impl FnMut(&mut Self) -> T) -> Vec<T> {
+        (0..n).map(|_| generate(self)).collect()
+    }
+}
+
+/// The device and stream an example runs on.
+pub struct Gpu {
+    /// The CUDA context of device 0.
+    pub ctx: CudaContext,
+    /// Its default stream.
+    pub stream: std::sync::Arc<CudaStream>,
+}
+
+/// Opens device 0, or explains why there is none: the PTX was still produced, and where it is.
+pub fn gpu(example: &str) -> Result<Gpu, ExitCode> {
+    match CudaContext::new(0) {
+        Ok(ctx) => {
+            let stream = ctx.default_stream();
+            Ok(Gpu { ctx, stream })
+        }
+        Err(error) => {
+            let ptx = std::env::current_exe()
+                .ok()
+                .map(|exe| exe.with_file_name(format!("{example}.ptx")))
+                .filter(|path| path.is_file());
+            eprintln!("{example}: no GPU to run on: {error}");
+            match ptx {
+                Some(path) => eprintln!(
+                    "{example}: the kernels were compiled; their PTX is {}",
+                    path.display()
+                ),
+                None => eprintln!("{example}: the kernels' PTX is embedded in this binary"),
+            }
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// Compares `got` with `expected` element by element (exactly, or within `tolerance` for
+/// floats through [`Close`]), prints one verdict line and returns whether they match.
+pub fn check<T: Close + Debug>(what: &str, got: &[T], expected: &[T]) -> bool {
+    if got.len() != expected.len() {
+        println!("FAIL {what}: {} results, expected {}", got.len(), expected.len());
+        return false;
+    }
+    let mismatches: Vec<usize> = (0..got.len())
+        .filter(|&i| !got[i].close_to(&expected[i]))
+        .collect();
+    match mismatches.first() {
+        None => {
+            println!("ok   {what} ({} values)", got.len());
+            true
+        }
+        Some(&i) => {
+            println!(
+                "FAIL {what}: {} of {} values differ; first at [{i}]: got {:?}, expected {:?}",
+                mismatches.len(),
+                got.len(),
+                got[i],
+                expected[i]
+            );
+            false
+        }
+    }
+}
+
+/// The example's exit code: success only when every check passed.
+pub fn verdict(example: &str, all_ok: bool) -> ExitCode {
+    if all_ok {
+        println!("{example}: PASS");
+        ExitCode::SUCCESS
+    } else {
+        println!("{example}: FAIL");
+        ExitCode::FAILURE
+    }
+}
+
+/// Equality for results: exact for integers, within a relative tolerance for floats (the GPU
+/// may fuse a multiply and an add where the CPU rounds twice).
+pub trait Close {
+    /// Whether `self` is acceptably close to `expected`.
+    fn close_to(&self, expected: &Self) -> bool;
+}
+
+macro_rules! exact {
+    ($($t:ty),*) => {$(
+        impl Close for $t {
+            fn close_to(&self, expected: &Self) -> bool { self == expected }
+        }
+    )*};
+}
+exact!(u8, u16, u32, u64, i8, i16, i32, i64, bool, usize, isize);
+
+impl Close for f32 {
+    fn close_to(&self, expected: &Self) -> bool {
+        (self.is_nan() && expected.is_nan())
+            || self == expected
+            || (self - expected).abs() <= 1e-5 * expected.abs().max(1.0)
+    }
+}
+
+impl Close for f64 {
+    fn close_to(&self, expected: &Self) -> bool {
+        (self.is_nan() && expected.is_nan())
+            || self == expected
+            || (self - expected).abs() <= 1e-12 * expected.abs().max(1.0)
+    }
+}
