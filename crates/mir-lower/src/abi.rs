@@ -1,0 +1,207 @@
+//! The kernel entry ABI, built from [kernel_abi::slots] so that the PTX `.entry` takes exactly
+//! the parameters the host launcher pushes.
+//!
+//! Each `mir` parameter of a kernel has a [ParamKind] ([kernel_param_kind]); each of its slots
+//! becomes one entry parameter, typed in `mir` terms first ([entry_param_types]) so that the
+//! prologue can be written with `mir` ops and lowered like the body:
+//!
+//! | slot | entry parameter | LLVM |
+//! |---|---|---|
+//! | `GlobalPointer` | `mir.ptr<T, 1>` | `ptr addrspace(1)` |
+//! | `Length` | `ui64` | `i64` |
+//! | `Scalar` | the scalar (`ui8` for a `bool`) | `iN` / `float` / `double` / `ptr` |
+//! | `Aggregate` | the struct / array / enum | its LLVM type, by value |
+//!
+//! The prologue ([build_prologue]) rebuilds each parameter's `mir` value at the top of the entry
+//! block: `mir.ptr_cast` to the generic address space + `mir.make_slice` for slices,
+//! `mir.int_cast` to `i1` for a `bool`, `mir.undef` for a zero-sized parameter.
+
+use dialect_mir::{
+    ops::{IntCastOp, MakeSliceOp, PtrCastOp, UndefOp, slice_elem},
+    types::{
+        ArrayType, EnumType, PtrType, StructType, is_bool, is_float, is_ptr, is_rust_int,
+        layout_of, usize_type,
+    },
+};
+use kernel_abi::{ParamKind, Slot, slots};
+use pliron::{
+    basic_block::BasicBlock,
+    builtin::types::{IntegerType, Signedness},
+    common_traits::Named,
+    context::{Context, Ptr},
+    identifier::Identifier,
+    irbuild::{
+        inserter::{IRInserter, Inserter},
+        listener::DummyListener,
+    },
+    op::Op,
+    r#type::{TypeHandle, TypedHandle},
+    value::Value,
+};
+use pliron_llvm::types::FuncType;
+
+use crate::{error::OpError, types::function_type};
+
+/// The NVPTX address space of global memory, where the host's buffers live.
+pub const ADDRSPACE_GLOBAL: u32 = 1;
+
+/// The [ParamKind] of a kernel parameter of `mir` type `ty`, or `None` for a type that is not
+/// a `mir` value type.
+pub fn try_kernel_param_kind(ctx: &Context, ty: TypeHandle) -> Option<ParamKind> {
+    if slice_elem(ctx, ty).is_some() {
+        return Some(ParamKind::Slice);
+    }
+    let layout = layout_of(ctx, ty)?;
+    let size = u32::try_from(layout.size).ok()?;
+    let align = u32::try_from(layout.align).ok()?;
+    if is_rust_int(ctx, ty) || is_bool(ctx, ty) || is_float(ctx, ty) || is_ptr(ctx, ty) {
+        return Some(ParamKind::Scalar { size });
+    }
+    let ty_ref = ty.deref(ctx);
+    let aggregate =
+        ty_ref.is::<StructType>() || ty_ref.is::<ArrayType>() || ty_ref.is::<EnumType>();
+    if !aggregate {
+        return None;
+    }
+    Some(if size == 0 {
+        ParamKind::ZeroSized
+    } else {
+        ParamKind::Aggregate { size, align }
+    })
+}
+
+/// The [ParamKind] of a kernel parameter of `mir` type `ty`: slices and disjoint slices are
+/// `Slice`; integers, `bool`, floats and pointers `Scalar`; structs, arrays and enums
+/// `Aggregate`, or `ZeroSized` when they have no bytes.
+///
+/// Panics if `ty` is not a `mir` value type (see [try_kernel_param_kind]).
+pub fn kernel_param_kind(ctx: &Context, ty: TypeHandle) -> ParamKind {
+    try_kernel_param_kind(ctx, ty).expect("a kernel parameter has a mir value type")
+}
+
+/// The [ParamKind] of `ty`, or the error naming it.
+fn param_kind(ctx: &Context, ty: TypeHandle) -> Result<ParamKind, OpError> {
+    try_kernel_param_kind(ctx, ty)
+        .ok_or_else(|| crate::types::unsupported(ctx, ty, "not a kernel parameter type"))
+}
+
+/// The `mir` type of the entry parameter for `slot` of a parameter of type `ty`.
+fn slot_type(ctx: &Context, ty: TypeHandle, slot: Slot) -> Result<TypeHandle, OpError> {
+    Ok(match slot {
+        Slot::GlobalPointer => {
+            let elem = slice_elem(ctx, ty).ok_or_else(|| {
+                crate::types::unsupported(ctx, ty, "a pointer slot of a non-slice")
+            })?;
+            PtrType::get(ctx, elem, ADDRSPACE_GLOBAL).into()
+        }
+        Slot::Length => usize_type(ctx).into(),
+        Slot::Scalar { .. } if is_bool(ctx, ty) => {
+            IntegerType::get(ctx, 8, Signedness::Unsigned).into()
+        }
+        Slot::Scalar { .. } | Slot::Aggregate { .. } => ty,
+    })
+}
+
+/// The `mir` types of the entry parameters of a kernel whose parameters have types `params`,
+/// one per [kernel_abi] slot, in order.
+pub fn entry_param_types(ctx: &Context, params: &[TypeHandle]) -> Result<Vec<TypeHandle>, OpError> {
+    let mut types = vec![];
+    for &ty in params {
+        for &slot in slots(param_kind(ctx, ty)?).as_slice() {
+            types.push(slot_type(ctx, ty, slot)?);
+        }
+    }
+    Ok(types)
+}
+
+/// The LLVM type of the entry of a kernel whose parameters have types `params` (it returns
+/// `void`).
+pub fn kernel_function_type(
+    ctx: &Context,
+    params: &[TypeHandle],
+) -> Result<TypedHandle<FuncType>, OpError> {
+    function_type(ctx, &entry_param_types(ctx, params)?, &[])
+}
+
+/// Give `entry` (the entry block of a kernel, whose arguments are the `mir` parameters) the
+/// entry parameters of the kernel ABI, and rebuild each `mir` parameter from them at the top of
+/// the block. Returns the LLVM type of the entry.
+pub fn build_prologue(
+    ctx: &mut Context,
+    entry: Ptr<BasicBlock>,
+) -> Result<TypedHandle<FuncType>, OpError> {
+    let params: Vec<Value> = entry.deref(ctx).arguments().collect();
+    let param_types: Vec<TypeHandle> = params
+        .iter()
+        .map(|param| pliron::r#type::Typed::get_type(param, ctx))
+        .collect();
+    let mut inserter = IRInserter::<DummyListener>::new_at_block_start(entry);
+    for (&param, &ty) in params.iter().zip(&param_types) {
+        let kind = param_kind(ctx, ty)?;
+        let name = param.given_name(ctx);
+        let mut slot_values = vec![];
+        for (idx, &slot) in slots(kind).as_slice().iter().enumerate() {
+            let slot_ty = slot_type(ctx, ty, slot)?;
+            let arg_idx = BasicBlock::push_argument(entry, ctx, slot_ty);
+            let arg = entry.deref(ctx).get_argument(arg_idx);
+            if let Some(name) = &name {
+                let suffix = match (kind, idx) {
+                    (ParamKind::Slice, 0) => "_ptr",
+                    (ParamKind::Slice, _) => "_len",
+                    _ => "",
+                };
+                let arg_name = Identifier::try_from(format!("{name}{suffix}")).ok();
+                arg.set_name(ctx, arg_name);
+            }
+            slot_values.push(arg);
+        }
+        let value = rebuild(ctx, &mut inserter, ty, kind, &slot_values)?;
+        param.replace_all_uses_with(ctx, &value);
+        if !slot_values.contains(&value) {
+            value.set_name(ctx, name);
+        }
+    }
+    for _ in &params {
+        BasicBlock::remove_argument(entry, ctx, 0);
+    }
+    kernel_function_type(ctx, &param_types)
+}
+
+/// The `mir` value of a parameter of type `ty` and `kind` from its entry parameters.
+fn rebuild(
+    ctx: &mut Context,
+    inserter: &mut IRInserter<DummyListener>,
+    ty: TypeHandle,
+    kind: ParamKind,
+    slot_values: &[Value],
+) -> Result<Value, OpError> {
+    let result = |op: &dyn Op, ctx: &Context| op.get_operation().deref(ctx).get_result(0);
+    Ok(match (kind, slot_values) {
+        (ParamKind::Slice, &[ptr, len]) => {
+            let elem = slice_elem(ctx, ty).expect("a slice has an element type");
+            let generic = PtrType::get_generic(ctx, elem).into();
+            let cast = PtrCastOp::new(ctx, ptr, generic);
+            inserter.append_op(ctx, &cast);
+            let slice = MakeSliceOp::new(ctx, result(&cast, ctx), len, ty);
+            inserter.append_op(ctx, &slice);
+            result(&slice, ctx)
+        }
+        (ParamKind::Scalar { .. }, &[byte]) if is_bool(ctx, ty) => {
+            let cast = IntCastOp::new(ctx, byte, ty);
+            inserter.append_op(ctx, &cast);
+            result(&cast, ctx)
+        }
+        (ParamKind::Scalar { .. } | ParamKind::Aggregate { .. }, &[value]) => value,
+        (ParamKind::ZeroSized, []) => {
+            let undef = UndefOp::new(ctx, ty);
+            inserter.append_op(ctx, &undef);
+            result(&undef, ctx)
+        }
+        _ => {
+            return Err(OpError::Malformed(format!(
+                "{kind:?} has {} slot values",
+                slot_values.len()
+            )));
+        }
+    })
+}

@@ -1,0 +1,221 @@
+//! The whole-module lowering: `mir.func`s become `llvm.func`s (kernels with their entry ABI
+//! and prologue), then the [MirToLlvm] dialect conversion rewrites every op and block argument
+//! inside them.
+
+use std::collections::{HashMap, HashSet};
+
+use dialect_mir::ops::{CallOp, FuncOp};
+use pliron::{
+    basic_block::BasicBlock,
+    builtin::{
+        op_interfaces::{
+            CallOpInterface, OneRegionInterface, SingleBlockRegionInterface, SymbolOpInterface,
+        },
+        ops::ModuleOp,
+        type_interfaces::FunctionTypeInterface,
+        types::FunctionType,
+    },
+    context::{Context, Ptr},
+    irbuild::dialect_conversion::apply_dialect_conversion,
+    linked_list::ContainsLinkedList,
+    op::Op,
+    operation::{Operation, verify_operation},
+    printable::Printable,
+    region::Region,
+    r#type::{TypeHandle, Typed},
+};
+use pliron_llvm::{attributes::LinkageAttr, ops::FuncOp as LlvmFuncOp};
+
+use crate::{
+    abi::build_prologue,
+    convert::{MirToLlvm, enclosing_function},
+    error::{LoweringError, OpError},
+    types::{function_type, value_type},
+};
+
+/// Lower `module`, a `builtin.module` of `mir.func`s holding `mir` and `nvvm` ops, to the LLVM
+/// dialect in place, ready for [llvm_export::export_module].
+///
+/// Expects verified input on which `pliron::opts::mem2reg` has run (slots that stay in memory
+/// are lowered as `alloca`s, which is correct but leaves more for `opt`). Kernels (`mir.func`s
+/// with the `kernel` marker) get the entry ABI of [crate::abi] and are marked `ptx_kernel`;
+/// other functions get `internal` linkage, declarations stay external. Callees that are not in
+/// the module are declared from the type of their calls.
+pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), LoweringError> {
+    dialect_mir::register(ctx);
+    dialect_nvvm::register(ctx);
+    let funcs = module_functions(ctx, module)?;
+    for &func in &funcs {
+        check_block_arguments(ctx, func)?;
+    }
+    declare_missing_callees(ctx, module, &funcs)?;
+    for func in funcs {
+        replace_function(ctx, func)?;
+    }
+    apply_dialect_conversion(ctx, &mut MirToLlvm, module.get_operation()).map_err(
+        |err| match err.err.downcast_ref::<LoweringError>() {
+            Some(lowering) => lowering.clone(),
+            None => LoweringError::Conversion(err.disp(ctx).to_string()),
+        },
+    )?;
+    check_fully_converted(ctx, module)?;
+    verify_operation(module.get_operation(), ctx)
+        .map_err(|err| LoweringError::Verification(err.disp(ctx).to_string()))
+}
+
+/// The `mir.func`s of `module`, which must hold nothing else.
+fn module_functions(ctx: &Context, module: ModuleOp) -> Result<Vec<FuncOp>, LoweringError> {
+    module
+        .get_body(ctx, 0)
+        .deref(ctx)
+        .iter(ctx)
+        .map(|op| {
+            Operation::get_op::<FuncOp>(op, ctx).ok_or_else(|| {
+                LoweringError::UnexpectedModuleItem {
+                    op: Operation::get_opid(op, ctx).to_string(),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Every op directly in the blocks of `region`.
+fn ops_in(ctx: &Context, region: Ptr<Region>) -> Vec<Ptr<Operation>> {
+    region
+        .deref(ctx)
+        .iter(ctx)
+        .flat_map(|block| block.deref(ctx).iter(ctx).collect::<Vec<_>>())
+        .collect()
+}
+
+/// Fail unless every block argument of `func` has a type with an LLVM equivalent.
+fn check_block_arguments(ctx: &Context, func: FuncOp) -> Result<(), LoweringError> {
+    let blocks: Vec<Ptr<BasicBlock>> = func.get_region(ctx).deref(ctx).iter(ctx).collect();
+    for block in blocks {
+        let types: Vec<TypeHandle> = block
+            .deref(ctx)
+            .arguments()
+            .map(|arg| arg.get_type(ctx))
+            .collect();
+        for ty in types {
+            value_type(ctx, ty).map_err(|source| LoweringError::BlockArgument {
+                function: func.get_symbol_name(ctx).to_string(),
+                ty: ty.disp(ctx).to_string(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Declare (as external `llvm.func`s) the callees that the module does not define, and refuse
+/// calls of kernels, whose entry ABI differs from a device function's.
+fn declare_missing_callees(
+    ctx: &mut Context,
+    module: ModuleOp,
+    funcs: &[FuncOp],
+) -> Result<(), LoweringError> {
+    let defined: HashMap<String, bool> = funcs
+        .iter()
+        .map(|func| (func.get_symbol_name(ctx).to_string(), func.is_kernel(ctx)))
+        .collect();
+    let mut declared = HashSet::new();
+    for func in funcs {
+        for op in ops_in(ctx, func.get_region(ctx)) {
+            let Some(call) = Operation::get_op::<CallOp>(op, ctx) else {
+                continue;
+            };
+            let callee = call.callee_name(ctx);
+            let fail = |ctx: &Context, source| LoweringError::Op {
+                function: func.get_symbol_name(ctx).to_string(),
+                op: op.deref(ctx).disp(ctx).to_string(),
+                source,
+            };
+            match defined.get(&callee.to_string()) {
+                Some(true) => {
+                    return Err(fail(
+                        ctx,
+                        OpError::Unsupported(format!("calling kernel `{callee}` from device code")),
+                    ));
+                }
+                Some(false) => continue,
+                None if !declared.insert(callee.clone()) => continue,
+                None => {}
+            }
+            let callee_ty = call.callee_type(ctx);
+            let signature = callee_ty
+                .deref(ctx)
+                .downcast_ref::<FunctionType>()
+                .map(|func_ty| (func_ty.arg_types(), func_ty.res_types()));
+            let Some((args, results)) = signature else {
+                return Err(fail(
+                    ctx,
+                    OpError::Malformed("the callee type is not a function type".into()),
+                ));
+            };
+            let llvm_ty = function_type(ctx, &args, &results).map_err(|err| fail(ctx, err))?;
+            let decl = LlvmFuncOp::new(ctx, callee, llvm_ty);
+            module.append_operation(ctx, decl.get_operation(), 0);
+        }
+    }
+    Ok(())
+}
+
+/// Replace the `mir.func` `func` by an `llvm.func` of the same name that takes over its body.
+fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError> {
+    let name = func.get_symbol_name(ctx);
+    let signature_error = |source| LoweringError::Signature {
+        function: name.to_string(),
+        source,
+    };
+    let kernel = func.is_kernel(ctx);
+    let declaration = func.is_declaration(ctx);
+    let llvm_ty = if kernel {
+        if !func.result_types(ctx).is_empty() {
+            return Err(signature_error(OpError::Unsupported(
+                "a kernel that returns a value".into(),
+            )));
+        }
+        let entry = func.entry_block(ctx).ok_or_else(|| {
+            signature_error(OpError::Unsupported("a kernel without a body".into()))
+        })?;
+        build_prologue(ctx, entry).map_err(signature_error)?
+    } else {
+        function_type(ctx, &func.arg_types(ctx), &func.result_types(ctx))
+            .map_err(signature_error)?
+    };
+
+    let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
+    if kernel {
+        llvm_export::mark_kernel(ctx, &llvm_func);
+    } else if !declaration {
+        llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);
+    }
+    if !declaration {
+        Region::move_to_op(func.get_region(ctx), llvm_func.get_operation(), ctx);
+    }
+    llvm_func
+        .get_operation()
+        .insert_before(ctx, func.get_operation());
+    Operation::erase(func.get_operation(), ctx);
+    Ok(())
+}
+
+/// Fail if an op other than an LLVM dialect op is left in a function.
+fn check_fully_converted(ctx: &Context, module: ModuleOp) -> Result<(), LoweringError> {
+    let items: Vec<_> = module.get_body(ctx, 0).deref(ctx).iter(ctx).collect();
+    for item in items {
+        for region in item.deref(ctx).regions().collect::<Vec<_>>() {
+            for op in ops_in(ctx, region) {
+                let opid = Operation::get_opid(op, ctx);
+                if opid.dialect.to_string() != "llvm" {
+                    return Err(LoweringError::Unconverted {
+                        function: enclosing_function(ctx, op),
+                        op: opid.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
