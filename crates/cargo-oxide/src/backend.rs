@@ -70,11 +70,54 @@ pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
-    if dylib.is_file() {
-        Ok(dylib)
-    } else {
-        Err(OxideError::BackendMissing(dylib))
+    if !dylib.is_file() {
+        return Err(OxideError::BackendMissing(dylib));
     }
+    stamped_copy(&dylib, &target_dir.join("oxide-backend"))
+}
+
+/// A copy of the backend whose file name changes whenever the backend does. Cargo does not
+/// look at the dylib that `-Zcodegen-backend` names, only at the flag: a new path in the flag
+/// makes it rebuild everything compiled by an older backend.
+fn stamped_copy(dylib: &Path, dir: &Path) -> Result<PathBuf, OxideError> {
+    let io = |source| OxideError::Io {
+        path: dylib.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(dylib).map_err(io)?;
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let stamp = fnv1a(&[meta.len().to_le_bytes().as_slice(), &modified.to_le_bytes()].concat());
+    let file_name = dylib
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("backend.so");
+    let (stem, ext) = file_name.rsplit_once('.').unwrap_or((file_name, "so"));
+    let stamped = dir.join(format!("{stem}-{stamp:016x}.{ext}"));
+    if stamped.is_file() {
+        return Ok(stamped);
+    }
+    std::fs::create_dir_all(dir).map_err(io)?;
+    for old in std::fs::read_dir(dir).map_err(io)?.flatten() {
+        if old
+            .file_name()
+            .to_string_lossy()
+            .starts_with(&format!("{stem}-"))
+        {
+            let _ = std::fs::remove_file(old.path());
+        }
+    }
+    std::fs::copy(dylib, &stamped).map_err(io)?;
+    Ok(stamped)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]

@@ -16,6 +16,38 @@ pub struct Cli {
 pub enum Command {
     /// Build a crate with the cuda-oxide backend: host code as usual, kernels to PTX.
     Build(BuildTarget),
+    /// Build a crate, then run its binary (kernels compiled for the local GPU).
+    Run(RunTarget),
+    /// Build every example and gather the binaries, their PTX and a runner script in one
+    /// folder that can be carried to a machine with a GPU.
+    Bundle(BundleOptions),
+}
+
+/// `cargo oxide run`: what to build, and the program's arguments.
+#[derive(Debug, Clone, Args)]
+pub struct RunTarget {
+    #[command(flatten)]
+    pub build: BuildTarget,
+
+    /// Arguments for the program.
+    #[arg(last = true)]
+    pub args: Vec<std::ffi::OsString>,
+}
+
+/// `cargo oxide bundle`.
+#[derive(Debug, Clone, Args)]
+pub struct BundleOptions {
+    /// The folder to fill (emptied first).
+    #[arg(long, value_name = "DIR", default_value = "target/gpu-bundle")]
+    pub out: PathBuf,
+
+    /// Build with the release profile.
+    #[arg(long)]
+    pub release: bool,
+
+    /// The GPU architecture to compile kernels for.
+    #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
+    pub arch: Option<String>,
 }
 
 /// Which crate to build, and how.

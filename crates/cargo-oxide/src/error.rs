@@ -47,6 +47,13 @@ pub enum OxideError {
     #[error("`cargo metadata` for `{}` did not say where its target directory is", .0.display())]
     Metadata(PathBuf),
 
+    #[error("could not read or write `{}`: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     #[error("could not copy `{}` to `{}`: {source}", .from.display(), .to.display())]
     CopyPtx {
         from: PathBuf,

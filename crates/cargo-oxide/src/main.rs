@@ -4,8 +4,10 @@
 //! installed `cargo-oxide` binary (cargo then passes `oxide` as the first argument).
 
 mod backend;
+mod bundle;
 mod cli;
 mod error;
+mod run;
 mod user_build;
 
 use std::process::ExitCode;
@@ -27,13 +29,21 @@ fn main() -> ExitCode {
             for ptx in &built.ptx {
                 eprintln!("cargo oxide: PTX in {}", ptx.display());
             }
+            ExitCode::SUCCESS
+        }),
+        Command::Run(target) => run::run(&target),
+        Command::Bundle(options) => bundle::bundle(&options).map(|bundle| {
+            eprintln!(
+                "cargo oxide: bundled {} example(s) in {}; run {}/run.sh on a machine with a GPU",
+                bundle.examples.len(),
+                bundle.dir.display(),
+                bundle.dir.display()
+            );
+            ExitCode::SUCCESS
         }),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    result.unwrap_or_else(|error| {
+        eprintln!("error: {error}");
+        ExitCode::FAILURE
+    })
 }

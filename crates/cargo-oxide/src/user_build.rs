@@ -23,6 +23,12 @@ pub struct Built {
     pub artifact_dir: PathBuf,
     /// The `.ptx` of each crate with kernels, copied next to the binaries.
     pub ptx: Vec<PathBuf>,
+    /// The package's manifest.
+    pub manifest: PathBuf,
+    /// The backend dylib the build used.
+    pub backend: PathBuf,
+    /// The target directory of the build.
+    pub target_dir: PathBuf,
 }
 
 /// The manifest a build target names.
@@ -75,29 +81,10 @@ pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
     let backend = backend::backend_dylib(false)?;
     let target_dir = oxide_target_dir(&manifest)?;
 
-    let mut rustflags = vec![format!("-Zcodegen-backend={}", backend.display())];
-    rustflags.extend(DEVICE_RUSTFLAGS.iter().map(|f| f.to_string()));
-    if let Ok(user) = std::env::var("RUSTFLAGS") {
-        rustflags.extend(user.split_whitespace().map(str::to_owned));
-    }
-
-    let mut cargo = Command::new("cargo");
-    cargo
-        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env("RUSTFLAGS", rustflags.join(" "))
-        .arg("build")
-        .arg("--manifest-path")
-        .arg(&manifest);
+    let mut cargo = cargo_with_backend(target, &backend, &target_dir);
+    cargo.arg("build").arg("--manifest-path").arg(&manifest);
     if target.release {
         cargo.arg("--release");
-    }
-    if let Some(arch) = &target.arch {
-        cargo.env("CUDA_OXIDE_TARGET", arch);
-    }
-    if target.verbose {
-        cargo.env("CUDA_OXIDE_VERBOSE", "1");
     }
     let status = cargo.status().map_err(|source| OxideError::Spawn {
         command: "cargo build".into(),
@@ -109,7 +96,37 @@ pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
     let profile = if target.release { "release" } else { "debug" };
     let artifact_dir = target_dir.join(profile);
     let ptx = publish_ptx(&artifact_dir)?;
-    Ok(Built { artifact_dir, ptx })
+    Ok(Built {
+        artifact_dir,
+        ptx,
+        manifest,
+        backend,
+        target_dir,
+    })
+}
+
+/// A `cargo` command (without subcommand) that compiles with the backend: the pinned
+/// toolchain, the backend's rustc flags, the oxide target directory, and the configuration
+/// the target asks for.
+pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Path) -> Command {
+    let mut rustflags = vec![format!("-Zcodegen-backend={}", backend.display())];
+    rustflags.extend(DEVICE_RUSTFLAGS.iter().map(|f| f.to_string()));
+    if let Ok(user) = std::env::var("RUSTFLAGS") {
+        rustflags.extend(user.split_whitespace().map(str::to_owned));
+    }
+    let mut cargo = Command::new("cargo");
+    cargo
+        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env("RUSTFLAGS", rustflags.join(" "));
+    if let Some(arch) = &target.arch {
+        cargo.env("CUDA_OXIDE_TARGET", arch);
+    }
+    if target.verbose {
+        cargo.env("CUDA_OXIDE_VERBOSE", "1");
+    }
+    cargo
 }
 
 /// Copies each crate's newest `.ptx` to `<artifact_dir>/<crate>.ptx`, beside the binaries.

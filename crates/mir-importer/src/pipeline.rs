@@ -46,6 +46,8 @@ pub struct PipelineConfig {
     pub dump_llvm: bool,
     /// Write rustc's own MIR of each function (`CUDA_OXIDE_SHOW_RUSTC_MIR`).
     pub show_rustc_mir: bool,
+    /// The Rust sysroot, where the toolchain's `llc` lives.
+    pub sysroot: Option<PathBuf>,
     /// Whether the crate is compiled with overflow checks (what `cfg!(overflow_checks)` means
     /// inside `core` code the kernels call).
     pub overflow_checks: bool,
@@ -149,14 +151,49 @@ pub fn run_pipeline(
         &print_op(&ctx, module.get_operation()),
     )?;
 
-    Err(PipelineError::Lowering(
-        "lowering to LLVM is not implemented yet".to_owned(),
-    ))
-    .map(|()| PipelineOutput {
-        ptx: String::new(),
-        ptx_path: None,
+    let started = Instant::now();
+    mir_lower::lower_mir_to_llvm(&mut ctx, module)
+        .map_err(|e| PipelineError::Lowering(e.to_string()))?;
+    timings.push(("lower", started.elapsed()));
+
+    let started = Instant::now();
+    let ll = llvm_export::export_module(&ctx, module)
+        .map_err(|e| PipelineError::Export(e.to_string()))?;
+    timings.push(("export", started.elapsed()));
+    dump(config, config.dump_llvm, "ll", &ll)?;
+
+    let started = Instant::now();
+    let options = llvm_export::PtxOptions {
+        sysroot: config.sysroot.clone(),
+        ..Default::default()
+    };
+    let ptx = llvm_export::compile_to_ptx(&ll, &config.target, &options)
+        .map_err(|e| PipelineError::PtxGeneration(e.to_string()))?;
+    timings.push(("llc", started.elapsed()));
+
+    let ptx_path = write_ptx(config, &ptx)?;
+    Ok(PipelineOutput {
+        ptx,
+        ptx_path,
         timings,
     })
+}
+
+/// Writes the PTX next to the host artifacts, and a copy into `CUDA_OXIDE_PTX_DIR`.
+fn write_ptx(config: &PipelineConfig, ptx: &str) -> Result<Option<PathBuf>, PipelineError> {
+    let write = |path: PathBuf| {
+        std::fs::write(&path, ptx)
+            .map(|()| path.clone())
+            .map_err(|source| PipelineError::Io { path, source })
+    };
+    if let Some(dir) = &config.ptx_dir {
+        std::fs::create_dir_all(dir).map_err(|source| PipelineError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        write(dir.join(format!("{}.ptx", config.crate_name)))?;
+    }
+    config.ptx_path.clone().map(write).transpose()
 }
 
 /// Translates every function into one `builtin.module`.

@@ -57,9 +57,18 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             dump_llvm: config.dump_llvm,
             show_rustc_mir: config.show_rustc_mir,
             overflow_checks: tcx.sess.overflow_checks(),
+            sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
         };
-        let output = mir_importer::run_pipeline(&functions, &pipeline_config)
-            .map_err(|e| format!("device code of crate `{crate_name}`: {e}"))?;
+        let output =
+            catch_internal_error(|| mir_importer::run_pipeline(&functions, &pipeline_config))
+                .map_err(|bug| {
+                    format!(
+                        "internal error in cuda-oxide while compiling the device code of crate \
+                     `{crate_name}`: {bug}. This is a bug in cuda-oxide; please report it with \
+                     the kernel that triggers it"
+                    )
+                })?
+                .map_err(|e| format!("device code of crate `{crate_name}`: {e}"))?;
         if config.verbose {
             for (stage, time) in &output.timings {
                 eprintln!("cuda-oxide:   stage {stage:<10} {}", format_duration(*time));
@@ -77,6 +86,39 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             .dcx()
             .fatal(format!("cuda-oxide could not start rustc_public: {e:?}")),
     }
+}
+
+/// Runs `f`, turning a panic inside it into an error message (where and what), so that a bug in
+/// the device pipeline is reported as a build error rather than a rustc crash. rustc's own
+/// panic hook is set aside meanwhile, so that it does not print a compiler-crash report.
+fn catch_internal_error<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    use std::sync::{Arc, Mutex};
+    let message = Arc::new(Mutex::new(String::new()));
+    let previous_hook = std::panic::take_hook();
+    let sink = Arc::clone(&message);
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_owned());
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        if let Ok(mut slot) = sink.lock() {
+            *slot = format!("{text}{place}");
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(previous_hook);
+    result.map_err(|_| {
+        message
+            .lock()
+            .map(|m| m.clone())
+            .unwrap_or_else(|_| "a panic".to_owned())
+    })
 }
 
 /// Converts the collected functions to `rustc_public` instances and names them. Must run inside

@@ -74,16 +74,16 @@ impl TypeTranslator {
             }
             RigidTy::Tuple(fields) => {
                 let layout = layout(ty)?;
-                self.struct_type(ctx, &ty.to_string(), &layout, &fields)?
+                self.struct_type(ctx, "tuple", &layout, &fields)?
             }
-            RigidTy::Closure(_, args) => {
+            RigidTy::Closure(def, args) => {
                 let layout = layout(ty)?;
                 let upvars = closure_upvars(&args)?;
-                self.struct_type(ctx, &ty.to_string(), &layout, &upvars)?
+                self.struct_type(ctx, &def.name(), &layout, &upvars)?
             }
             RigidTy::Adt(def, args) => self.adt(ctx, ty, def, &args)?,
             RigidTy::Never => StructType::get(ctx, "!", 0, 1, vec![]).into(),
-            RigidTy::FnDef(..) => StructType::get(ctx, ty.to_string(), 0, 1, vec![]).into(),
+            RigidTy::FnDef(def, _) => StructType::get(ctx, def.name(), 0, 1, vec![]).into(),
             RigidTy::Str | RigidTy::Slice(_) => {
                 unsupported!("the unsized type `{ty}` outside a reference")
             }
@@ -150,7 +150,7 @@ impl TypeTranslator {
                     .iter()
                     .map(|f| f.ty_with_args(args))
                     .collect();
-                self.struct_type(ctx, &ty.to_string(), &layout, &fields)
+                self.struct_type(ctx, &def.name(), &layout, &fields)
             }
             AdtKind::Enum => self.enum_type(ctx, ty, def, args, &layout),
             AdtKind::Union => unsupported!("unions (type `{ty}`)"),
@@ -289,7 +289,7 @@ impl TypeTranslator {
         };
         Ok(EnumType::get(
             ctx,
-            ty.to_string(),
+            def.name(),
             layout.size.bytes() as u64,
             layout.abi_align,
             discr_ty,
@@ -299,6 +299,10 @@ impl TypeTranslator {
         .into())
     }
 }
+
+// Type names given to dialect types are informative only. They come from `CrateDef::name`:
+// printing a `Ty` would ask rustc for "trimmed" paths, which it only allows while reporting a
+// diagnostic.
 
 /// The layout of `ty`, or an error naming it.
 pub fn layout(ty: Ty) -> TResult<LayoutShape> {

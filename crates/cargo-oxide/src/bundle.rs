@@ -1,0 +1,154 @@
+//! `cargo oxide bundle`: every example, built and gathered with a runner script, ready to be
+//! carried to a machine with a GPU (which needs no Rust toolchain: the binaries embed their
+//! PTX and load the CUDA driver at run time).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::backend;
+use crate::cli::{BuildTarget, BundleOptions};
+use crate::error::OxideError;
+use crate::user_build;
+
+/// What `bundle` produced.
+pub struct Bundle {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The examples in it.
+    pub examples: Vec<String>,
+}
+
+/// Builds every example and fills the bundle folder.
+pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
+    let examples = runnable_examples(&backend::repo_root()?.join("examples"));
+    let dir = if options.out.is_absolute() {
+        options.out.clone()
+    } else {
+        backend::repo_root()?.join(&options.out)
+    };
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| OxideError::Io { path, source }
+    };
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
+    }
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    for name in &examples {
+        let target = BuildTarget {
+            example: Some(name.clone()),
+            manifest_path: None,
+            release: options.release,
+            arch: options.arch.clone(),
+            verbose: false,
+        };
+        let built = user_build::build(&target)?;
+        let binary = built.artifact_dir.join(name);
+        let copy = dir.join(name);
+        std::fs::copy(&binary, &copy).map_err(io(&binary))?;
+        // Debug info makes the binaries too big to carry; the GPU run does not need it.
+        let _ = Command::new("strip")
+            .arg("--strip-debug")
+            .arg(&copy)
+            .status();
+        let ptx = built.artifact_dir.join(format!("{name}.ptx"));
+        if ptx.is_file() {
+            std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
+        }
+    }
+    let script = dir.join("run.sh");
+    std::fs::write(&script, runner_script(&examples)).map_err(io(&script))?;
+    set_executable(&script).map_err(io(&script))?;
+    Ok(Bundle { dir, examples })
+}
+
+/// The examples with a program to run (a `src/main.rs`), sorted.
+fn runnable_examples(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("src/main.rs").is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in
+/// `$OUT` when set, as the device machine provides, else `logs/`), and ends with
+/// `N passed, N failed`; it exits non-zero when any failed.
+fn runner_script(examples: &[String]) -> String {
+    format!(
+        r#"#!/usr/bin/env bash
+# Runs every cuda-oxide example of this bundle on the local GPU.
+# Made by `cargo oxide bundle`; each example checks its results against the CPU.
+set -u
+cd "$(dirname "${{BASH_SOURCE[0]}}")"
+logs="${{OUT:-logs}}"
+mkdir -p "$logs"
+passed=0
+failed=0
+for example in {examples}; do
+    start=$(date +%s.%N)
+    if "./$example" >"$logs/$example.log" 2>&1; then
+        status=PASS
+        passed=$((passed + 1))
+    else
+        status="FAIL (exit $?)"
+        failed=$((failed + 1))
+    fi
+    seconds=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+    echo "$status $example (${{seconds}}s)"
+    grep -E '^(ok|FAIL) ' "$logs/$example.log" | sed 's/^/    /'
+    if [ "$status" != PASS ]; then
+        tail -n 5 "$logs/$example.log" | sed 's/^/    | /'
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
+"#,
+        examples = examples.join(" ")
+    )
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_runs_every_example_and_summarises() {
+        let script = runner_script(&["vecadd".into(), "casts".into()]);
+        assert!(
+            script.contains("for example in vecadd casts; do"),
+            "{script}"
+        );
+        assert!(
+            script.contains(r#"echo "$passed passed, $failed failed""#),
+            "{script}"
+        );
+        assert!(script.contains(r#"[ "$failed" -eq 0 ]"#), "{script}");
+    }
+
+    #[test]
+    fn only_examples_with_a_program_are_runnable() {
+        let dir = std::env::temp_dir().join(format!("oxide-bundle-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("app/src")).unwrap();
+        std::fs::create_dir_all(dir.join("lib/src")).unwrap();
+        std::fs::write(dir.join("app/src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(dir.join("lib/src/lib.rs"), "").unwrap();
+        assert_eq!(runnable_examples(&dir), vec!["app".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
