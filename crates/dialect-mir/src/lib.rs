@@ -98,5 +98,6 @@ pub fn register(ctx: &mut Context) {
         TrapOp,
         CallOp,
         FuncOp,
+        MathOp,
     );
 }

@@ -21,6 +21,7 @@ pub mod constants;
 pub mod control_flow;
 pub mod enums;
 pub mod func;
+pub mod math;
 pub mod memory;
 pub mod slice;
 
@@ -31,6 +32,7 @@ pub use constants::*;
 pub use control_flow::*;
 pub use enums::*;
 pub use func::*;
+pub use math::*;
 pub use memory::*;
 pub use slice::*;
 

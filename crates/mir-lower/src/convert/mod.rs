@@ -18,6 +18,7 @@ pub mod constants;
 pub mod control_flow;
 pub mod enums;
 pub mod intrinsics;
+pub mod math;
 pub mod memory;
 
 use std::num::NonZero;
@@ -385,6 +386,7 @@ conversions! {
     mir::TrapOp => control_flow::trap;
 
     mir::CallOp => call::call;
+    mir::MathOp => math::math;
 
     nvvm::ReadPtxSregTidXOp => intrinsics::sreg[Sreg::TidX];
     nvvm::ReadPtxSregTidYOp => intrinsics::sreg[Sreg::TidY];
