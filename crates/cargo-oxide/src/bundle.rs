@@ -90,7 +90,7 @@ mkdir -p "$logs"
 passed=0
 failed=0
 for example in {examples}; do
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     if "./$example" >"$logs/$example.log" 2>&1; then
         status=PASS
         passed=$((passed + 1))
@@ -98,8 +98,8 @@ for example in {examples}; do
         status="FAIL (exit $?)"
         failed=$((failed + 1))
     fi
-    seconds=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
-    echo "$status $example (${{seconds}}s)"
+    millis=$(( ($(date +%s%N) - start) / 1000000 ))
+    echo "$status $example (${{millis}} ms)"
     grep -E '^(ok|FAIL) ' "$logs/$example.log" | sed 's/^/    /'
     if [ "$status" != PASS ]; then
         tail -n 5 "$logs/$example.log" | sed 's/^/    | /'

@@ -18,6 +18,9 @@ pub enum Command {
     Build(BuildTarget),
     /// Build a crate, then run its binary (kernels compiled for the local GPU).
     Run(RunTarget),
+    /// Show what each stage makes of a crate's kernels: dialect-mir before and after mem2reg,
+    /// LLVM IR and PTX, written into a folder.
+    Pipeline(PipelineOptions),
     /// Build every example and gather the binaries, their PTX and a runner script in one
     /// folder that can be carried to a machine with a GPU.
     Bundle(BundleOptions),
@@ -32,6 +35,18 @@ pub struct RunTarget {
     /// Arguments for the program.
     #[arg(last = true)]
     pub args: Vec<std::ffi::OsString>,
+}
+
+/// `cargo oxide pipeline`.
+#[derive(Debug, Clone, Args)]
+pub struct PipelineOptions {
+    #[command(flatten)]
+    pub build: BuildTarget,
+
+    /// Where to write `<crate>.mir`, `<crate>.mem2reg.mir`, `<crate>.ll`, `<crate>.ptx` (and
+    /// `<crate>.rustc.mir`, rustc's own MIR of every collected function).
+    #[arg(long, value_name = "DIR", default_value = "target/oxide-pipeline")]
+    pub out: PathBuf,
 }
 
 /// `cargo oxide bundle`.

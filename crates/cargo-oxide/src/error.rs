@@ -47,6 +47,16 @@ pub enum OxideError {
     #[error("`cargo metadata` for `{}` did not say where its target directory is", .0.display())]
     Metadata(PathBuf),
 
+    #[error("`{}` has no `[package]` name", .0.display())]
+    NoPackage(PathBuf),
+
+    #[error(
+        "`{}` produced no device code: it has no `#[kernel]` (the pipeline stages only run for \
+         crates with kernels)",
+        .0.display()
+    )]
+    NoDeviceCode(PathBuf),
+
     #[error("could not read or write `{}`: {source}", .path.display())]
     Io {
         path: PathBuf,

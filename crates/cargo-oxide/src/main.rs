@@ -7,6 +7,7 @@ mod backend;
 mod bundle;
 mod cli;
 mod error;
+mod pipeline;
 mod run;
 mod user_build;
 
@@ -32,6 +33,12 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Run(target) => run::run(&target),
+        Command::Pipeline(options) => pipeline::pipeline(&options).map(|files| {
+            for file in files {
+                println!("{}", file.display());
+            }
+            ExitCode::SUCCESS
+        }),
         Command::Bundle(options) => bundle::bundle(&options).map(|bundle| {
             eprintln!(
                 "cargo oxide: bundled {} example(s) in {}; run {}/run.sh on a machine with a GPU",

@@ -105,6 +105,50 @@ pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
     })
 }
 
+/// The `[package] name` of a manifest.
+pub fn package_name(manifest: &Path) -> Result<String, OxideError> {
+    let text = std::fs::read_to_string(manifest).map_err(|source| OxideError::Io {
+        path: manifest.to_owned(),
+        source,
+    })?;
+    let mut in_package = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package
+            && let Some(value) = line.strip_prefix("name").map(str::trim)
+            && let Some(value) = value.strip_prefix('=')
+        {
+            return Ok(value.trim().trim_matches('"').to_owned());
+        }
+    }
+    Err(OxideError::NoPackage(manifest.to_owned()))
+}
+
+/// Removes the package's own build outputs from the oxide target directory, so that the next
+/// build compiles it again (its dependencies stay built).
+pub fn clean_package(target: &BuildTarget, manifest: &Path) -> Result<(), OxideError> {
+    let name = package_name(manifest)?;
+    let backend = backend::backend_dylib(false)?;
+    let target_dir = oxide_target_dir(manifest)?;
+    let mut cargo = cargo_with_backend(target, &backend, &target_dir);
+    cargo
+        .args(["clean", "--quiet", "--package", &name, "--manifest-path"])
+        .arg(manifest);
+    if target.release {
+        cargo.arg("--release");
+    }
+    let status = cargo.status().map_err(|source| OxideError::Spawn {
+        command: "cargo clean".into(),
+        source,
+    })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(OxideError::UserBuild(manifest.to_owned()))
+    }
+}
+
 /// A `cargo` command (without subcommand) that compiles with the backend: the pinned
 /// toolchain, the backend's rustc flags, the oxide target directory, and the configuration
 /// the target asks for.

@@ -79,6 +79,15 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
         }
         Ok(Some(output.ptx))
     });
+    if config.show_rustc_mir {
+        // Printing rustc's MIR asks rustc for "trimmed" paths, which it only allows when the
+        // session reports something; saying where the text went is that report.
+        let path = tcx.output_filenames(()).with_extension("rustc.mir");
+        tcx.dcx().note(format!(
+            "cuda-oxide: rustc's MIR of the device functions is in {}",
+            path.display()
+        ));
+    }
     match result {
         Ok(Ok(ptx)) => ptx,
         Ok(Err(message)) => tcx.dcx().fatal(message),

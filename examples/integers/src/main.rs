@@ -140,27 +140,69 @@ mod kernels {
         body!(op, a, b, c, s, out)
     }
     #[kernel]
-    pub fn mix_i16(op: u32, a: &[i16], b: &[i16], c: &[i16], s: &[u32], mut out: DisjointSlice<i16>) {
+    pub fn mix_i16(
+        op: u32,
+        a: &[i16],
+        b: &[i16],
+        c: &[i16],
+        s: &[u32],
+        mut out: DisjointSlice<i16>,
+    ) {
         body!(op, a, b, c, s, out)
     }
     #[kernel]
-    pub fn mix_u16(op: u32, a: &[u16], b: &[u16], c: &[u16], s: &[u32], mut out: DisjointSlice<u16>) {
+    pub fn mix_u16(
+        op: u32,
+        a: &[u16],
+        b: &[u16],
+        c: &[u16],
+        s: &[u32],
+        mut out: DisjointSlice<u16>,
+    ) {
         body!(op, a, b, c, s, out)
     }
     #[kernel]
-    pub fn mix_i32(op: u32, a: &[i32], b: &[i32], c: &[i32], s: &[u32], mut out: DisjointSlice<i32>) {
+    pub fn mix_i32(
+        op: u32,
+        a: &[i32],
+        b: &[i32],
+        c: &[i32],
+        s: &[u32],
+        mut out: DisjointSlice<i32>,
+    ) {
         body!(op, a, b, c, s, out)
     }
     #[kernel]
-    pub fn mix_u32(op: u32, a: &[u32], b: &[u32], c: &[u32], s: &[u32], mut out: DisjointSlice<u32>) {
+    pub fn mix_u32(
+        op: u32,
+        a: &[u32],
+        b: &[u32],
+        c: &[u32],
+        s: &[u32],
+        mut out: DisjointSlice<u32>,
+    ) {
         body!(op, a, b, c, s, out)
     }
     #[kernel]
-    pub fn mix_i64(op: u32, a: &[i64], b: &[i64], c: &[i64], s: &[u32], mut out: DisjointSlice<i64>) {
+    pub fn mix_i64(
+        op: u32,
+        a: &[i64],
+        b: &[i64],
+        c: &[i64],
+        s: &[u32],
+        mut out: DisjointSlice<i64>,
+    ) {
         body!(op, a, b, c, s, out)
     }
     #[kernel]
-    pub fn mix_u64(op: u32, a: &[u64], b: &[u64], c: &[u64], s: &[u32], mut out: DisjointSlice<u64>) {
+    pub fn mix_u64(
+        op: u32,
+        a: &[u64],
+        b: &[u64],
+        c: &[u64],
+        s: &[u32],
+        mut out: DisjointSlice<u64>,
+    ) {
         body!(op, a, b, c, s, out)
     }
 }

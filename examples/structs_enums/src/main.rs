@@ -66,7 +66,11 @@ pub fn validate(x: f32) -> Result<u32, Failure> {
         return Err(Failure::Negative);
     }
     let v = x as u32;
-    if v > 50 { Err(Failure::TooLarge(v)) } else { Ok(v) }
+    if v > 50 {
+        Err(Failure::TooLarge(v))
+    } else {
+        Ok(v)
+    }
 }
 
 /// Uses `?` on a `Result`.

@@ -80,7 +80,11 @@ pub fn gpu(example: &str) -> Result<Gpu, ExitCode> {
 /// floats through [`Close`]), prints one verdict line and returns whether they match.
 pub fn check<T: Close + Debug>(what: &str, got: &[T], expected: &[T]) -> bool {
     if got.len() != expected.len() {
-        println!("FAIL {what}: {} results, expected {}", got.len(), expected.len());
+        println!(
+            "FAIL {what}: {} results, expected {}",
+            got.len(),
+            expected.len()
+        );
         return false;
     }
     let mismatches: Vec<usize> = (0..got.len())

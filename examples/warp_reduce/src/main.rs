@@ -116,7 +116,11 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             values[base] * values[i] + next + previous * 0.5 + lane as f32
         })
         .collect();
-    ok &= check("warp neighbours f32", &gpu.stream.clone_dtoh(&out)?, &expected);
+    ok &= check(
+        "warp neighbours f32",
+        &gpu.stream.clone_dtoh(&out)?,
+        &expected,
+    );
 
     Ok(verdict("warp_reduce", ok))
 }

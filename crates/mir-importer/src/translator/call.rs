@@ -82,7 +82,7 @@ impl FnTranslator<'_> {
         if def.krate().name == "core" && target.is_none() {
             // A panic (or `unwrap` failure, bounds check...): the kernel traps. Its arguments
             // (messages, locations) are never evaluated.
-            self.emit(|ctx| TrapOp::new(ctx));
+            self.emit(TrapOp::new);
             return Ok(());
         }
 
@@ -170,7 +170,7 @@ impl FnTranslator<'_> {
         match target {
             Some(target) => self.goto(target),
             None => {
-                self.emit(|ctx| UnreachableOp::new(ctx));
+                self.emit(UnreachableOp::new);
                 Ok(())
             }
         }
@@ -370,11 +370,11 @@ impl FnTranslator<'_> {
                 )
             }
             "abort" => {
-                self.emit(|ctx| TrapOp::new(ctx));
+                self.emit(TrapOp::new);
                 return Ok(());
             }
             "unreachable" => {
-                self.emit(|ctx| UnreachableOp::new(ctx));
+                self.emit(UnreachableOp::new);
                 return Ok(());
             }
             other => unsupported!("the compiler intrinsic `{other}`"),

@@ -58,11 +58,11 @@ impl FnTranslator<'_> {
                 Ok(())
             }
             TerminatorKind::Unreachable => {
-                self.emit(|ctx| UnreachableOp::new(ctx));
+                self.emit(UnreachableOp::new);
                 Ok(())
             }
             TerminatorKind::Resume | TerminatorKind::Abort => {
-                self.emit(|ctx| TrapOp::new(ctx));
+                self.emit(TrapOp::new);
                 Ok(())
             }
             TerminatorKind::Assert {

@@ -343,7 +343,7 @@ fn tag_int_type(
 
 /// The upvar types of a closure: its last generic argument is their tuple.
 fn closure_upvars(args: &GenericArgs) -> TResult<Vec<Ty>> {
-    match args.0.last().map(|a| a.clone()) {
+    match args.0.last().cloned() {
         Some(GenericArgKind::Type(tuple)) => match tuple.kind() {
             TyKind::RigidTy(RigidTy::Tuple(tys)) => Ok(tys),
             _ => unsupported!("a closure whose captures could not be determined"),

@@ -1,0 +1,86 @@
+//! Golden files: what each stage makes of the kernels in `tests/fixtures/golden_kernels`
+//! (dialect-mir before and after mem2reg, LLVM IR, PTX). A change to any stage shows up here
+//! as a snapshot diff to review (`cargo insta review`).
+
+use std::path::Path;
+use std::process::Command;
+
+use regex::Regex;
+
+/// The stage outputs, generated once for all tests of this file.
+fn stages() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let out = repo.join("tests/fixtures/target/golden-stages");
+        let _ = std::fs::remove_dir_all(&out);
+        let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+            .args(["pipeline", "--manifest-path"])
+            .arg(repo.join("tests/fixtures/golden_kernels/Cargo.toml"))
+            .arg("--out")
+            .arg(&out)
+            .env_remove("CUDA_OXIDE_TARGET")
+            .status()
+            .expect("cargo-oxide runs");
+        assert!(status.success(), "cargo oxide pipeline failed");
+        out
+    })
+}
+
+/// The text of one stage, with what depends on the machine replaced: mangled symbols (their
+/// crate hashes depend on where the sources are) become `_R<n>` in order of appearance.
+fn stage(extension: &str) -> String {
+    let path = stages().join(format!("golden_kernels.{extension}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    symbol
+        .replace_all(&text, |caps: &regex::Captures| {
+            let found = caps[0].to_string();
+            let index = match seen.iter().position(|s| *s == found) {
+                Some(i) => i,
+                None => {
+                    seen.push(found);
+                    seen.len() - 1
+                }
+            };
+            format!("_R{index}")
+        })
+        .into_owned()
+}
+
+#[test]
+fn dialect_mir_as_translated() {
+    insta::assert_snapshot!("golden_kernels.mir", stage("mir"));
+}
+
+#[test]
+fn dialect_mir_after_mem2reg() {
+    let text = stage("mem2reg.mir");
+    // The loop's accumulator and counter cross the back edge as block arguments.
+    assert!(text.contains("mir.func @triangle"), "{text}");
+    insta::assert_snapshot!("golden_kernels.mem2reg.mir", text);
+}
+
+#[test]
+fn llvm_ir() {
+    let text = stage("ll");
+    assert!(text.contains("define ptx_kernel void @vecadd("), "{text}");
+    assert!(
+        text.contains(" phi "),
+        "loops and joins need phi nodes:\n{text}"
+    );
+    insta::assert_snapshot!("golden_kernels.ll", text);
+}
+
+#[test]
+fn ptx() {
+    let text = stage("ptx");
+    for kernel in ["vecadd", "triangle", "apply", "with_params"] {
+        assert!(
+            text.contains(&format!(".visible .entry {kernel}(")),
+            "{kernel} missing:\n{text}"
+        );
+    }
+    insta::assert_snapshot!("golden_kernels.ptx", text);
+}
