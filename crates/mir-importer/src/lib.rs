@@ -9,6 +9,8 @@
 
 #![feature(rustc_private)]
 
+// Links the compiler's crates (which `rustc_public` uses) from rustc's own dylib.
+extern crate rustc_driver;
 extern crate rustc_public;
 extern crate rustc_public_bridge;
 

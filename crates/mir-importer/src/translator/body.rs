@@ -135,7 +135,8 @@ impl FnTranslator<'_> {
     /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
     fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
         for decl in self.body.locals() {
-            let slot = match non_zst_type(self.ctx, self.types, decl.ty)? {
+            let ty = non_zst_type(self.ctx, self.types, decl.ty).map_err(|e| e.at(decl.span))?;
+            let slot = match ty {
                 Some(ty) => Some(self.emit(|ctx| AllocaOp::new(ctx, ty)).result(self.ctx)),
                 None => None,
             };

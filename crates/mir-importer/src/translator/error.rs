@@ -4,7 +4,7 @@ use rustc_public::ty::Span;
 
 /// Why a function could not be translated to dialect-mir.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{construct} is not supported in device code{}", location_suffix(.location))]
+#[error("not supported in device code: {construct}{}", location_suffix(.location))]
 pub struct TranslationError {
     /// What could not be translated, in words a user recognises ("a call through a `dyn`
     /// trait object", "inline `asm!`").

@@ -1,0 +1,108 @@
+//! Rust that device code does not support must fail the build with an error that names the
+//! construct, the function and (where MIR has it) the source location: never a compiler crash,
+//! never silently wrong PTX. Each case is a small crate generated here and built with
+//! `cargo oxide build`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Case {
+    name: &'static str,
+    /// The body of `fn helper(x: u32) -> u32`, which the kernel calls.
+    helper: &'static str,
+    /// What the error must say.
+    expected: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "dyn_call",
+        helper: "let f: &dyn Fn(u32) -> u32 = &|v| v + 1; f(x)",
+        expected: "not supported in device code: trait objects",
+    },
+    Case {
+        name: "fn_pointer_call",
+        helper: "let f: fn(u32) -> u32 = double; f(x)",
+        expected: "a call through a function pointer",
+    },
+    Case {
+        name: "inline_asm",
+        helper: "unsafe { core::arch::asm!(\"nop\") }; x",
+        expected: "inline `asm!`",
+    },
+    Case {
+        name: "heap_allocation",
+        helper: "let v = vec![x, x]; v[1]",
+        expected: "forbidden crate in device code",
+    },
+    Case {
+        name: "string_constant",
+        helper: "let s: &str = \"four\"; x + s.len() as u32",
+        expected: "a constant of type `&str` that holds a pointer",
+    },
+];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Writes the crate of `case` and returns its manifest.
+fn write_case(root: &Path, case: &Case) -> PathBuf {
+    let dir = root.join(case.name);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let cuda_device = repo().join("crates/cuda-device").canonicalize().unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\ncuda-device = {{ path = {:?} }}\n\n[workspace]\n",
+            case.name, cuda_device
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        format!(
+            "use cuda_device::{{DisjointSlice, kernel, thread}};\n\n\
+             fn double(x: u32) -> u32 {{\n    2 * x\n}}\n\n\
+             fn helper(x: u32) -> u32 {{\n    {}\n}}\n\n\
+             #[kernel]\npub fn k(input: &[u32], mut out: DisjointSlice<u32>) {{\n    \
+             let i = thread::index_1d();\n    \
+             if let Some(slot) = out.get_mut(i) {{\n        *slot = helper(input[i.get()]) + double(1);\n    }}\n}}\n",
+            case.helper
+        ),
+    )
+    .unwrap();
+    dir.join("Cargo.toml")
+}
+
+#[test]
+fn unsupported_constructs_are_build_errors_naming_them() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let target_dir = repo().join("tests/fixtures/target/diagnostics-build");
+    let mut failures = Vec::new();
+    for case in CASES {
+        let manifest = write_case(&root, case);
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+            .args(["build", "--manifest-path"])
+            .arg(&manifest)
+            .env("CUDA_OXIDE_TARGET_DIR", &target_dir)
+            .output()
+            .expect("cargo-oxide runs");
+        let text = String::from_utf8_lossy(&out.stderr);
+        let problems: Vec<&str> = [
+            (out.status.success(), "the build succeeded"),
+            (text.contains("panicked"), "the compiler crashed"),
+            (!text.contains(case.expected), "the message does not name the construct"),
+            (!text.contains("src/lib.rs:"), "the message has no source location"),
+            (!text.contains("helper"), "the message does not name the function"),
+        ]
+        .into_iter()
+        .filter_map(|(bad, what)| bad.then_some(what))
+        .collect();
+        if !problems.is_empty() {
+            failures.push(format!("{}: {}\n{text}", case.name, problems.join(", ")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
