@@ -39,6 +39,19 @@ pub fn cast(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite, kind: Cast) -> Re
     let dst = rw.result_mir_type(ctx, 0);
     let value = rw.operand(ctx, 0);
     let dst_llvm = rw.llvm_type(ctx, dst)?;
+    if matches!(kind, Cast::IntToFloat | Cast::FloatToInt) {
+        let int_ty = if matches!(kind, Cast::IntToFloat) {
+            src
+        } else {
+            dst
+        };
+        if int_width(ctx, int_ty).is_some_and(|width| width > 64) {
+            return Err(OpError::Unsupported(
+                "conversion between a 128-bit integer and a float (NVPTX has no lowering for it)"
+                    .into(),
+            ));
+        }
+    }
     let result = match kind {
         Cast::Int => int_resize(ctx, rw, value, src, dst_llvm)?,
         Cast::IntToFloat if is_signed(ctx, src) => make::<SIToFPOp>(ctx, rw, value, dst_llvm),

@@ -48,7 +48,10 @@ use pliron_llvm::{
     attributes::{GepNoWrapFlags, IntegerOverflowFlagsAttr},
     llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
     op_interfaces::{AlignableOpInterface, IntBinArithOpWithOverflowFlag},
-    ops::{CallIntrinsicOp, ConstantOp, FuncOp as LlvmFuncOp, GepIndex, GetElementPtrOp, UndefOp},
+    ops::{
+        AllocaOp as LlvmAllocaOp, CallIntrinsicOp, ConstantOp, FuncOp as LlvmFuncOp, GepIndex,
+        GetElementPtrOp, UndefOp,
+    },
     types::FuncType,
 };
 
@@ -125,16 +128,27 @@ impl Rewrite<'_> {
     }
 
     /// Run `build` with insertions going to the start of the function's entry block (where
-    /// allocas belong), in order.
+    /// allocas belong), after the allocas already there, in order.
     pub fn in_entry<R>(
         &mut self,
         ctx: &mut Context,
         build: impl FnOnce(&mut Self, &mut Context) -> R,
     ) -> R {
         let entry = entry_block(ctx, self.op);
+        let last_alloca = entry
+            .deref(ctx)
+            .iter(ctx)
+            .take_while(|&op| {
+                let op = Operation::get_op_dyn(op, ctx);
+                op.op_ref().is::<LlvmAllocaOp>() || op.op_ref().is::<ConstantOp>()
+            })
+            .last();
+        let point = match last_alloca {
+            Some(op) => OpInsertionPoint::AfterOperation(op),
+            None => OpInsertionPoint::AtBlockStart(entry),
+        };
         let saved = self.rewriter.get_insertion_point();
-        self.rewriter
-            .set_insertion_point(OpInsertionPoint::AtBlockStart(entry));
+        self.rewriter.set_insertion_point(point);
         let result = build(self, ctx);
         self.rewriter.set_insertion_point(saved);
         result
