@@ -1,10 +1,10 @@
 //! The op-by-op conversion to the LLVM dialect, on pliron's [DialectConversion] framework.
 //!
-//! Every `mir` / `nvvm` op implements the [MirToLlvmConversion] op interface (the table at the
-//! end of this file), which calls the converter of its family. [MirToLlvm] drives them: block
-//! arguments are converted first, then each op after the ops defining its operands, so a
-//! converter sees LLVM-typed operands and finds their former `mir` types (signedness, pointee,
-//! layout) in [OperandsInfo].
+//! Every `mir` / `nvvm` op implements the [MirToLlvmConversion] op interface (the
+//! `conversions!` table below), which calls the converter of its family. [MirToLlvm] drives
+//! them: block arguments are converted first, then each op after the ops defining its
+//! operands, so a converter sees LLVM-typed operands and finds their former `mir` types
+//! (signedness, pointee, layout) in [OperandsInfo].
 //!
 //! Every converter gives each result a *new* value: reusing an operand as a result (a no-op
 //! cast) would merge the type histories of two values and give later users the wrong
@@ -305,20 +305,20 @@ impl DialectConversion for MirToLlvm {
         let Some(conversion) = op_cast::<dyn MirToLlvmConversion>(op_obj.op_ref()) else {
             return Ok(());
         };
-        let printed = op.deref(ctx).disp(ctx).to_string();
-        let function = enclosing_function(ctx, op);
         let mut rw = Rewrite {
             rewriter,
             operands_info,
             op,
         };
-        conversion.convert(ctx, &mut rw).map_err(|source| {
-            input_error_noloc!(LoweringError::Op {
-                function,
-                op: printed,
+        match conversion.convert(ctx, &mut rw) {
+            Ok(()) => Ok(()),
+            // Converters fail before replacing their op, so it can still be printed.
+            Err(source) => Err(input_error_noloc!(LoweringError::Op {
+                function: enclosing_function(ctx, op),
+                op: op.deref(ctx).disp(ctx).to_string(),
                 source,
-            })
-        })
+            })),
+        }
     }
 }
 
