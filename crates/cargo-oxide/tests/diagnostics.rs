@@ -93,9 +93,18 @@ fn unsupported_constructs_are_build_errors_naming_them() {
         let problems: Vec<&str> = [
             (out.status.success(), "the build succeeded"),
             (text.contains("panicked"), "the compiler crashed"),
-            (!text.contains(case.expected), "the message does not name the construct"),
-            (!text.contains("src/lib.rs:"), "the message has no source location"),
-            (!text.contains("helper"), "the message does not name the function"),
+            (
+                !text.contains(case.expected),
+                "the message does not name the construct",
+            ),
+            (
+                !text.contains("src/lib.rs:"),
+                "the message has no source location",
+            ),
+            (
+                !text.contains("helper"),
+                "the message does not name the function",
+            ),
         ]
         .into_iter()
         .filter_map(|(bad, what)| bad.then_some(what))

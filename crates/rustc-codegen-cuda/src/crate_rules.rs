@@ -38,12 +38,19 @@ pub enum CalleeRule {
     },
 }
 
+/// Paths of `std` that device code may use anyway: the inherent methods of `f32` and `f64`
+/// (`sqrt`, `abs`, `mul_add`, ...) live in `std` but are thin wrappers over compiler
+/// intrinsics, which the device pipeline implements. What they reach is checked like
+/// everything else.
+const STD_ALLOWED_PREFIXES: &[&str] = &["std::f32::<impl f32>::", "std::f64::<impl f64>::"];
+
 /// Classifies a called function by its crate, its fully qualified path, and whether it
 /// diverges (returns `!`).
 pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
     if let Some(&(_, reason)) = FORBIDDEN_CRATES
         .iter()
         .find(|(name, _)| *name == crate_name)
+        && !STD_ALLOWED_PREFIXES.iter().any(|p| path.starts_with(p))
     {
         return CalleeRule::Forbidden { reason };
     }
@@ -71,6 +78,22 @@ mod tests {
         ));
         assert!(matches!(
             classify("alloc", "alloc::vec::Vec::<T>::push", false),
+            CalleeRule::Forbidden { .. }
+        ));
+    }
+
+    #[test]
+    fn float_methods_of_std_are_allowed() {
+        assert_eq!(
+            classify("std", "std::f32::<impl f32>::sqrt", false),
+            CalleeRule::Collect
+        );
+        assert_eq!(
+            classify("std", "std::f64::<impl f64>::mul_add", false),
+            CalleeRule::Collect
+        );
+        assert!(matches!(
+            classify("std", "std::f32::consts_printer", false),
             CalleeRule::Forbidden { .. }
         ));
     }
