@@ -107,6 +107,16 @@ fn verbose_build_lists_kernels_and_every_collected_device_function() {
         "{text}"
     );
     assert!(text.contains("stage collect"), "{text}");
+
+    // Without the variable the same (unchanged) crate builds quietly: the backend declares
+    // its variables as inputs, so cargo does not replay the verbose output.
+    let quiet = oxide(&["build", "--manifest-path", manifest.to_str().unwrap()], &[]);
+    let quiet_text = stderr(&quiet);
+    assert!(quiet.status.success(), "{quiet_text}");
+    assert!(
+        !quiet_text.contains("cuda-oxide:"),
+        "verbose output without CUDA_OXIDE_VERBOSE:\n{quiet_text}"
+    );
 }
 
 #[test]

@@ -6,6 +6,17 @@
 
 use std::path::PathBuf;
 
+/// Every variable the backend reads.
+pub const VARIABLES: &[&str] = &[
+    "CUDA_OXIDE_VERBOSE",
+    "CUDA_OXIDE_DUMP_MIR",
+    "CUDA_OXIDE_DUMP_LLVM",
+    "CUDA_OXIDE_SHOW_RUSTC_MIR",
+    "CUDA_OXIDE_PTX_DIR",
+    "CUDA_OXIDE_TARGET",
+    "CUDA_OXIDE_LLC",
+];
+
 /// The default GPU architecture when nothing else chooses one.
 pub const DEFAULT_TARGET: &str = "sm_90";
 

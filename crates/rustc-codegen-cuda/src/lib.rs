@@ -61,6 +61,15 @@ impl CodegenBackend for CudaCodegenBackend {
     }
 
     fn init(&self, sess: &Session) {
+        // The generated PTX depends on these variables, and cargo replays a fresh crate's
+        // earlier compiler output: declaring them as inputs makes cargo rebuild when they
+        // change (a new target, verbosity turned off) instead of serving stale results.
+        let mut env_depinfo = sess.env_depinfo.borrow_mut();
+        for name in config::VARIABLES {
+            let value = std::env::var(name).ok();
+            env_depinfo.insert((Symbol::intern(name), value.as_deref().map(Symbol::intern)));
+        }
+        drop(env_depinfo);
         self.llvm.init(sess)
     }
 
