@@ -110,7 +110,10 @@ fn verbose_build_lists_kernels_and_every_collected_device_function() {
 
     // Without the variable the same (unchanged) crate builds quietly: the backend declares
     // its variables as inputs, so cargo does not replay the verbose output.
-    let quiet = oxide(&["build", "--manifest-path", manifest.to_str().unwrap()], &[]);
+    let quiet = oxide(
+        &["build", "--manifest-path", manifest.to_str().unwrap()],
+        &[],
+    );
     let quiet_text = stderr(&quiet);
     assert!(quiet.status.success(), "{quiet_text}");
     assert!(
