@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 /// How many casts `cast` knows.
 pub const OPS: u32 = 30;
@@ -61,21 +61,11 @@ mod kernels {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("casts: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("casts", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     const N: usize = 1 << 20;
-    let gpu = match gpu("casts") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
     let mut rng = Rng::new(11);
     let specials = [
         f64::NAN,
@@ -126,5 +116,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         let expected: Vec<u64> = (0..N).map(|i| cast(op, x[i], y[i])).collect();
         ok &= check(&format!("cast {op}"), &got, &expected);
     }
-    Ok(verdict("casts", ok))
+    Ok(ok)
 }

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 /// Steps of the Collatz sequence from `n` down to 1, giving up (early return) after `limit`.
 pub fn collatz_steps(mut n: u64, limit: u32) -> u32 {
@@ -108,21 +108,11 @@ mod kernels {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("control_flow: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("control_flow", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     const N: usize = 1 << 20;
-    let gpu = match gpu("control_flow") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
     let mut rng = Rng::new(5);
     let x: Vec<i32> = rng.vec(N, |r| match r.next_u64() % 3 {
         0 => (r.next_u64() % 2200) as i32 - 1100,
@@ -148,5 +138,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         let expected: Vec<u32> = (0..N).map(|i| control(op, x[i], n[i])).collect();
         ok &= check(&format!("control op {op}"), &got, &expected);
     }
-    Ok(verdict("control_flow", ok))
+    Ok(ok)
 }

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{CudaSlice, LaunchConfig, cuda_module};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 /// What `mix` needs of an integer type.
 pub trait Int: Copy + Ord + core::fmt::Debug {
@@ -252,20 +252,10 @@ macro_rules! run_type {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("integers: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("integers", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let gpu = match gpu("integers") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let module = kernels::load(&gpu.ctx)?;
     let mut rng = Rng::new(7);
     let s: Vec<u32> = rng.vec(N, |r| (r.next_u64() % 70) as u32);
@@ -279,5 +269,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     run_type!(u32, mix_u32, gpu, module, &mut rng, s, &s_dev, ok);
     run_type!(i64, mix_i64, gpu, module, &mut rng, s, &s_dev, ok);
     run_type!(u64, mix_u64, gpu, module, &mut rng, s, &s_dev, ok);
-    Ok(verdict("integers", ok))
+    Ok(ok)
 }

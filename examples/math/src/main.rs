@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 /// Float operation `op` on `x` and `y`.
 pub fn float_op(op: u32, x: f64, y: f64) -> f64 {
@@ -59,21 +59,11 @@ mod kernels {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("math: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("math", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     const N: usize = 1 << 20;
-    let gpu = match gpu("math") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
     let module = kernels::load(&gpu.ctx)?;
     let mut rng = Rng::new(21);
     let cfg = LaunchConfig::for_num_elems(N as u32);
@@ -106,5 +96,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             &expected,
         );
     }
-    Ok(verdict("math", ok))
+    Ok(ok)
 }

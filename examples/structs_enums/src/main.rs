@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
 use device_lib::{Weighted, axpy, larger};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 /// Kernel parameters passed by value. `repr(Rust)`: rustc orders the fields as it likes, and
 /// host and device agree because both use rustc's layout.
@@ -161,21 +161,11 @@ mod kernels {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("structs_enums: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("structs_enums", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     const N: usize = 1 << 20;
-    let gpu = match gpu("structs_enums") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
     let mut rng = Rng::new(3);
     let a: Vec<f32> = rng.vec(N, |r| r.f32_in(-20.0, 80.0));
     let b: Vec<f32> = rng.vec(N, |r| r.f32_in(-20.0, 80.0));
@@ -209,5 +199,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             .collect();
         ok &= check(&format!("compute op {op}"), &got, &expected);
     }
-    Ok(verdict("structs_enums", ok))
+    Ok(ok)
 }

@@ -76,6 +76,25 @@ pub fn gpu(example: &str) -> Result<Gpu, ExitCode> {
     }
 }
 
+/// An example's `main`: opens the GPU (or explains why there is none), runs `body`, reports a
+/// host-side error, and turns the result of its checks into the verdict and exit code.
+pub fn run_example(
+    example: &str,
+    body: impl FnOnce(&Gpu) -> Result<bool, Box<dyn std::error::Error>>,
+) -> ExitCode {
+    let gpu = match gpu(example) {
+        Ok(gpu) => gpu,
+        Err(code) => return code,
+    };
+    match body(&gpu) {
+        Ok(all_ok) => verdict(example, all_ok),
+        Err(error) => {
+            eprintln!("{example}: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Compares `got` with `expected` element by element (exactly, or within `tolerance` for
 /// floats through [`Close`]), prints one verdict line and returns whether they match.
 pub fn check<T: Close + Debug>(what: &str, got: &[T], expected: &[T]) -> bool {

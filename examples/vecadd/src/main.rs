@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 #[cuda_module]
 mod kernels {
@@ -19,21 +19,11 @@ mod kernels {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("vecadd: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("vecadd", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     const N: usize = 1 << 24;
-    let gpu = match gpu("vecadd") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
     let mut rng = Rng::new(1);
     let a = rng.vec(N, |r| r.f32_in(-100.0, 100.0));
     let b = rng.vec(N, |r| r.f32_in(-100.0, 100.0));
@@ -52,5 +42,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let c = gpu.stream.clone_dtoh(&c_dev)?;
 
     let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-    Ok(verdict("vecadd", check("c = a + b", &c, &expected)))
+    Ok(check("c = a + b", &c, &expected))
 }

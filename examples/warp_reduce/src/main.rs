@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Rng, check, gpu, verdict};
+use example_support::{Gpu, Rng, check, run_example};
 
 #[cuda_module]
 mod kernels {
@@ -58,20 +58,10 @@ mod kernels {
 const N: usize = 1 << 20;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("warp_reduce: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    run_example("warp_reduce", run)
 }
 
-fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let gpu = match gpu("warp_reduce") {
-        Ok(gpu) => gpu,
-        Err(code) => return Ok(code),
-    };
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let module = kernels::load(&gpu.ctx)?;
     let mut rng = Rng::new(9);
     let cfg = LaunchConfig::for_num_elems(N as u32);
@@ -122,5 +112,5 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         &expected,
     );
 
-    Ok(verdict("warp_reduce", ok))
+    Ok(ok)
 }

@@ -372,12 +372,7 @@ impl FnTranslator<'_> {
                 let len = self
                     .emit(|ctx| SliceLenOp::new(ctx, value))
                     .result(self.ctx);
-                let elem_ptr_ty = self.slice_data_pointer_type(to_mir)?;
-                let data = self
-                    .emit(|ctx| PtrCastOp::new(ctx, data, elem_ptr_ty))
-                    .result(self.ctx);
-                self.emit(|ctx| MakeSliceOp::new(ctx, data, len, to_mir))
-                    .result(self.ctx)
+                self.make_slice(data, len, to_mir)?
             }
             (false, true) => {
                 unsupported!("casting the thin pointer `{from}` to the slice pointer `{to}`")
@@ -407,12 +402,23 @@ impl FnTranslator<'_> {
         let first = self
             .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
             .result(self.ctx);
-        let elem_ptr_ty = self.slice_data_pointer_type(to_mir)?;
-        let first = self
-            .emit(|ctx| PtrCastOp::new(ctx, first, elem_ptr_ty))
+        self.make_slice(first, len, to_mir)
+    }
+
+    /// A slice of type `slice_ty` from a data pointer (cast to the slice's element pointer
+    /// type) and a length.
+    fn make_slice(
+        &mut self,
+        data: Value,
+        len: Value,
+        slice_ty: pliron::r#type::TypeHandle,
+    ) -> TResult<Value> {
+        let elem_ptr_ty = self.slice_data_pointer_type(slice_ty)?;
+        let data = self
+            .emit(|ctx| PtrCastOp::new(ctx, data, elem_ptr_ty))
             .result(self.ctx);
         Ok(self
-            .emit(|ctx| MakeSliceOp::new(ctx, first, len, to_mir))
+            .emit(|ctx| MakeSliceOp::new(ctx, data, len, slice_ty))
             .result(self.ctx))
     }
 
@@ -545,13 +551,7 @@ impl FnTranslator<'_> {
                     Some(len) => len,
                     None => unsupported!("a slice pointer without a length"),
                 };
-                let elem_ptr_ty = self.slice_data_pointer_type(to_mir)?;
-                let data = self
-                    .emit(|ctx| PtrCastOp::new(ctx, data, elem_ptr_ty))
-                    .result(self.ctx);
-                Ok(self
-                    .emit(|ctx| MakeSliceOp::new(ctx, data, len, to_mir))
-                    .result(self.ctx))
+                self.make_slice(data, len, to_mir)
             }
             _ => Ok(self
                 .emit(|ctx| PtrCastOp::new(ctx, data, to_mir))
