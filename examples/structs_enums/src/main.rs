@@ -158,6 +158,15 @@ mod kernels {
             *slot = super::compute(op, params, a[k], b[k], tags[k]);
         }
     }
+
+    /// Scales a `&mut [f32]` in place: each thread touches only its own element.
+    #[kernel]
+    pub fn scale_in_place(data: &mut [f32], factor: f32) {
+        let i = thread::index_1d().get();
+        if i < data.len() {
+            data[i] = data[i] * factor + 1.0;
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -199,5 +208,19 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
             .collect();
         ok &= check(&format!("compute op {op}"), &got, &expected);
     }
+
+    let mut data = gpu.stream.clone_htod(&a)?;
+    module.scale_in_place(
+        &gpu.stream,
+        LaunchConfig::for_num_elems(N as u32),
+        &mut data,
+        0.5,
+    )?;
+    let expected: Vec<f32> = a.iter().map(|x| x * 0.5 + 1.0).collect();
+    ok &= check(
+        "scale &mut [f32] in place",
+        &gpu.stream.clone_dtoh(&data)?,
+        &expected,
+    );
     Ok(ok)
 }
