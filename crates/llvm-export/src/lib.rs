@@ -29,7 +29,10 @@ mod types;
 
 pub use error::{ExportError, PtxError};
 pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel};
-pub use llc::{LlvmTools, LlvmVersion, PtxOptions, compile_to_ptx, find_llvm_tools, probe_llc};
+pub use llc::{
+    LlvmTools, LlvmVersion, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools,
+    find_ptxas, probe_llc,
+};
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
 };

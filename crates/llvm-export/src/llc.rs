@@ -271,6 +271,59 @@ pub fn compile_to_ptx(
     })
 }
 
+/// `ptxas`, NVIDIA's PTX assembler, if one is installed: `$PTXAS`, then `PATH`,
+/// `/usr/local/cuda/bin`, and the `nvidia-cuda-nvcc` wheel in a Python site-packages folder.
+/// Not needed to compile; tests use it to check the PTX they produce.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(path) = env::var_os("PTXAS") {
+        return Some(PathBuf::from(path));
+    }
+    let mut candidates: Vec<PathBuf> = env::var_os("PATH")
+        .map(|path| {
+            env::split_paths(&path)
+                .map(|dir| dir.join(exe("ptxas")))
+                .collect()
+        })
+        .unwrap_or_default();
+    candidates.push("/usr/local/cuda/bin/ptxas".into());
+    if let Ok(out) = Command::new("python3")
+        .args([
+            "-c",
+            "import site; print('\\n'.join(site.getsitepackages()))",
+        ])
+        .output()
+    {
+        for dir in String::from_utf8_lossy(&out.stdout).lines() {
+            for sub in ["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"] {
+                candidates.push(Path::new(dir).join(sub));
+            }
+        }
+    }
+    candidates.into_iter().find(|path| path.is_file())
+}
+
+/// Assembles `ptx` for `target` (`sm_90`) with `ptxas`; a rejection is a
+/// [`PtxError::ToolFailed`] carrying ptxas's diagnostics.
+pub fn assemble_with_ptxas(ptxas: &Path, ptx: &str, target: &str) -> Result<(), PtxError> {
+    let dir = TempDir::new()?;
+    let input = dir.path.join("module.ptx");
+    fs::write(&input, ptx).map_err(|source| PtxError::Io {
+        context: format!("writing {}", input.display()),
+        source,
+    })?;
+    let arch = format!("-arch={target}");
+    let cubin = dir.path.join("module.cubin");
+    run(
+        ptxas,
+        &[
+            arch.as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            cubin.as_os_str(),
+        ],
+    )
+}
+
 /// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr.
 fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
     let output = Command::new(tool)

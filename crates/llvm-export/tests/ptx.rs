@@ -3,41 +3,14 @@
 
 mod common;
 
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::path::Path;
 
 use common::*;
 use llvm_export::{
-    PtxError, PtxOptions, compile_to_ptx, export_module, find_llvm_tools, probe_llc,
+    PtxError, PtxOptions, assemble_with_ptxas, compile_to_ptx, export_module, find_llvm_tools,
+    find_ptxas, probe_llc,
 };
 use pliron::{builtin::ops::ModuleOp, context::Context};
-
-/// `ptxas` from `$PTXAS`, `PATH`, `/usr/local/cuda` or the `nvidia-cuda-nvcc` Python wheel.
-fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join("ptxas")).collect())
-        .unwrap_or_default();
-    candidates.push("/usr/local/cuda/bin/ptxas".into());
-    if let Ok(out) = Command::new("python3")
-        .args([
-            "-c",
-            "import site; print('\\n'.join(site.getsitepackages()))",
-        ])
-        .output()
-    {
-        for dir in String::from_utf8_lossy(&out.stdout).lines() {
-            for sub in ["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"] {
-                candidates.push(Path::new(dir).join(sub));
-            }
-        }
-    }
-    candidates.into_iter().find(|p| p.is_file())
-}
 
 /// Export, compile to PTX for sm_90, check the entry points, and assemble with ptxas if present.
 fn check_ptx(build: fn(&mut Context) -> ModuleOp, entries: &[&str]) {
@@ -56,27 +29,9 @@ fn check_ptx(build: fn(&mut Context) -> ModuleOp, entries: &[&str]) {
         println!("note: ptxas not found, PTX not assembled");
         return;
     };
-    let dir = std::env::temp_dir().join(format!(
-        "llvm-export-ptxas-{}-{}",
-        std::process::id(),
-        entries[0]
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx_path = dir.join("k.ptx");
-    std::fs::write(&ptx_path, &ptx).unwrap();
-    let out = Command::new(&ptxas)
-        .arg("-arch=sm_90")
-        .arg(&ptx_path)
-        .arg("-o")
-        .arg(dir.join("k.cubin"))
-        .output()
-        .expect("run ptxas");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "ptxas failed:\n{}\n{ptx}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if let Err(e) = assemble_with_ptxas(&ptxas, &ptx, "sm_90") {
+        panic!("{e}\n{ptx}");
+    }
 }
 
 #[test]
@@ -175,4 +130,17 @@ fn constants_to_ptx() {
 #[test]
 fn atomics_to_ptx() {
     check_ptx(atomics_kernel, &["atomics"]);
+}
+
+#[test]
+fn ptxas_rejects_broken_ptx() {
+    let Some(ptxas) = find_ptxas() else {
+        println!("note: ptxas not found, nothing to check");
+        return;
+    };
+    let broken = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n";
+    assert!(matches!(
+        assemble_with_ptxas(&ptxas, broken, "sm_90"),
+        Err(PtxError::ToolFailed { .. })
+    ));
 }

@@ -3,16 +3,11 @@
 
 #![allow(dead_code)]
 
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-};
-
 use dialect_mir::{
     ops::{ConstantOp, FuncOp},
     types::{DisjointSliceType, PtrType, SliceType, bool_type},
 };
-use llvm_export::{PtxOptions, compile_to_ptx, export_module};
+use llvm_export::{PtxOptions, assemble_with_ptxas, compile_to_ptx, export_module, find_ptxas};
 use pliron::{
     basic_block::BasicBlock,
     builtin::{
@@ -188,35 +183,6 @@ pub fn export(ctx: &Context, module: ModuleOp) -> String {
     })
 }
 
-/// `ptxas` from `$PTXAS`, `PATH`, `/usr/local/cuda` or the `nvidia-cuda-nvcc` Python wheel.
-pub fn find_ptxas() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("PTXAS") {
-        return Some(PathBuf::from(path));
-    }
-    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("ptxas"))
-                .collect()
-        })
-        .unwrap_or_default();
-    candidates.push("/usr/local/cuda/bin/ptxas".into());
-    if let Ok(out) = Command::new("python3")
-        .args([
-            "-c",
-            "import site; print('\\n'.join(site.getsitepackages()))",
-        ])
-        .output()
-    {
-        for dir in String::from_utf8_lossy(&out.stdout).lines() {
-            for sub in ["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"] {
-                candidates.push(Path::new(dir).join(sub));
-            }
-        }
-    }
-    candidates.into_iter().find(|path| path.is_file())
-}
-
 /// Compile `ll` to PTX for sm_90, check that each of `entries` is a `.visible .entry`, and
 /// assemble it with `ptxas` when there is one. Returns the PTX.
 pub fn check_ptx(ll: &str, entries: &[&str]) -> String {
@@ -232,26 +198,8 @@ pub fn check_ptx(ll: &str, entries: &[&str]) -> String {
         println!("note: ptxas not found, PTX not assembled");
         return ptx;
     };
-    let dir = std::env::temp_dir().join(format!(
-        "mir-lower-ptxas-{}-{}",
-        std::process::id(),
-        entries[0]
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx_path = dir.join("k.ptx");
-    std::fs::write(&ptx_path, &ptx).unwrap();
-    let out = Command::new(&ptxas)
-        .arg("-arch=sm_90")
-        .arg(&ptx_path)
-        .arg("-o")
-        .arg(dir.join("k.cubin"))
-        .output()
-        .expect("run ptxas");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "ptxas failed:\n{}\n{ptx}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if let Err(e) = assemble_with_ptxas(&ptxas, &ptx, "sm_90") {
+        panic!("{e}\n{ptx}");
+    }
     ptx
 }
