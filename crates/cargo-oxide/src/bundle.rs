@@ -64,15 +64,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
 
 /// The examples with a program to run (a `src/main.rs`), sorted.
 fn runnable_examples(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().join("src/main.rs").is_file())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    names
+    user_build::subdirs_holding(dir, "src/main.rs")
 }
 
 /// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in

@@ -64,11 +64,16 @@ pub fn resolve_manifest(target: &BuildTarget) -> Result<PathBuf, OxideError> {
 }
 
 fn list_examples(dir: &Path) -> Vec<String> {
+    subdirs_holding(dir, "Cargo.toml")
+}
+
+/// The names of the folders of `dir` that hold the file `relative`, sorted.
+pub fn subdirs_holding(dir: &Path, relative: &str) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .filter(|e| e.path().join(relative).is_file())
         .filter_map(|e| e.file_name().into_string().ok())
         .collect();
     names.sort();
