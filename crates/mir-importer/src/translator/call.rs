@@ -283,18 +283,7 @@ impl FnTranslator<'_> {
                     "sub_with_overflow" => BinOp::Sub,
                     _ => BinOp::Mul,
                 };
-                let (value, overflow) = self.checked_values(op, a, b)?;
-                let dest = self.translate_place(destination)?;
-                if let Some(ptr) = dest.thin()? {
-                    let value_ptr = self
-                        .emit(|ctx| FieldAddrOp::new(ctx, ptr, 0))
-                        .result(self.ctx);
-                    self.emit(|ctx| StoreOp::new(ctx, value, value_ptr));
-                    let flag_ptr = self
-                        .emit(|ctx| FieldAddrOp::new(ctx, ptr, 1))
-                        .result(self.ctx);
-                    self.emit(|ctx| StoreOp::new(ctx, overflow, flag_ptr));
-                }
+                self.store_checked(destination, op, a, b)?;
                 None
             }
             "black_box" | "likely" | "unlikely" => values.first().copied(),

@@ -26,20 +26,9 @@ impl FnTranslator<'_> {
                 self.build_aggregate(&dest, kind, operands)
             }
             Rvalue::CheckedBinaryOp(op, lhs, rhs) => {
-                let (value, overflow) = self.checked_binary(*op, lhs, rhs)?;
-                let dest = self.translate_place(place)?;
-                let Some(ptr) = dest.thin()? else {
-                    return Ok(());
-                };
-                let value_ptr = self
-                    .emit(|ctx| FieldAddrOp::new(ctx, ptr, 0))
-                    .result(self.ctx);
-                self.emit(|ctx| StoreOp::new(ctx, value, value_ptr));
-                let flag_ptr = self
-                    .emit(|ctx| FieldAddrOp::new(ctx, ptr, 1))
-                    .result(self.ctx);
-                self.emit(|ctx| StoreOp::new(ctx, overflow, flag_ptr));
-                Ok(())
+                let a = self.operand_value(lhs)?;
+                let b = self.operand_value(rhs)?;
+                self.store_checked(place, *op, a, b)
             }
             Rvalue::Repeat(operand, count) => {
                 let Ok(count) = count.eval_target_usize() else {
@@ -204,25 +193,30 @@ impl FnTranslator<'_> {
             .result(self.ctx))
     }
 
-    /// The wrapped result and the overflow flag of `lhs op rhs`.
-    pub(crate) fn checked_binary(
+    /// Stores `a op b` into the `(T, bool)` at `destination`: the wrapped result and whether
+    /// it overflowed (MIR's checked operations and the `*_with_overflow` intrinsics).
+    pub(crate) fn store_checked(
         &mut self,
-        op: BinOp,
-        lhs: &Operand,
-        rhs: &Operand,
-    ) -> TResult<(Value, Value)> {
-        let a = self.operand_value(lhs)?;
-        let b = self.operand_value(rhs)?;
-        self.checked_values(op, a, b)
-    }
-
-    /// The wrapped result and the overflow flag of `a op b`.
-    pub(crate) fn checked_values(
-        &mut self,
+        destination: &Place,
         op: BinOp,
         a: Value,
         b: Value,
-    ) -> TResult<(Value, Value)> {
+    ) -> TResult<()> {
+        let (value, overflow) = self.checked_values(op, a, b)?;
+        let Some(ptr) = self.translate_place(destination)?.thin()? else {
+            return Ok(());
+        };
+        for (field, part) in [(0, value), (1, overflow)] {
+            let addr = self
+                .emit(|ctx| FieldAddrOp::new(ctx, ptr, field))
+                .result(self.ctx);
+            self.emit(|ctx| StoreOp::new(ctx, part, addr));
+        }
+        Ok(())
+    }
+
+    /// The wrapped result and the overflow flag of `a op b`.
+    fn checked_values(&mut self, op: BinOp, a: Value, b: Value) -> TResult<(Value, Value)> {
         let op = match op {
             BinOp::Add => CheckedAddOp::new(self.ctx, a, b).get_operation(),
             BinOp::Sub => CheckedSubOp::new(self.ctx, a, b).get_operation(),
