@@ -3,7 +3,9 @@
 //! One module per MIR concept, like rustc_codegen_cranelift: [body] sets up a function (its
 //! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
 //! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
-//! names say; [call] handles calls, including GPU intrinsics and `core` intrinsics. [types]
+//! names say; [call] handles calls,
+//! [gpu_intrinsic] the `cuda_device` intrinsic stubs and [core_intrinsic] `core`'s compiler
+//! intrinsics. [types]
 //! maps Rust types to dialect-mir types with rustc's layout.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
@@ -11,7 +13,9 @@
 
 pub mod body;
 pub mod call;
+pub mod core_intrinsic;
 pub mod error;
+pub mod gpu_intrinsic;
 pub mod operand;
 pub mod place;
 pub mod rvalue;
