@@ -5,7 +5,7 @@
 //! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
 //! names say; [call] handles calls,
 //! [gpu_intrinsic] the `cuda_device` intrinsic stubs and [core_intrinsic] `core`'s compiler
-//! intrinsics. [types]
+//! intrinsics, [math] the math intrinsics. [types]
 //! maps Rust types to dialect-mir types with rustc's layout.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
@@ -16,6 +16,7 @@ pub mod call;
 pub mod core_intrinsic;
 pub mod error;
 pub mod gpu_intrinsic;
+pub mod math;
 pub mod operand;
 pub mod place;
 pub mod rvalue;
