@@ -3,9 +3,8 @@
 //! One module per MIR concept, like rustc_codegen_cranelift: [body] sets up a function (its
 //! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
 //! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
-//! names say; [call] handles calls,
-//! [gpu_intrinsic] the `cuda_device` intrinsic stubs and [core_intrinsic] `core`'s compiler
-//! intrinsics, [math] the math intrinsics. [types]
+//! names say; [call] handles calls, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
+//! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
 //! maps Rust types to dialect-mir types with rustc's layout.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
