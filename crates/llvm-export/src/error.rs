@@ -103,6 +103,28 @@ pub enum PtxError {
         status: String,
         stderr: String,
     },
+    /// The module calls libdevice and none was found.
+    #[error(
+        "the kernels use math functions that come from NVIDIA's libdevice, and libdevice.10.bc \
+         was not found. `cargo oxide` installs it with pip; otherwise run `python3 -m pip install \
+         {pip_requirement}`, or set CUDA_OXIDE_LIBDEVICE to the path of libdevice.10.bc (CUDA \
+         installs it in nvvm/libdevice/). Looked in:{}",
+        format_paths(.searched)
+    )]
+    LibdeviceNotFound {
+        searched: Vec<PathBuf>,
+        pip_requirement: &'static str,
+    },
+    /// `CUDA_OXIDE_LIBDEVICE` names a file that does not exist.
+    #[error("CUDA_OXIDE_LIBDEVICE is set, but `{}` is not a file", .0.display())]
+    LibdeviceMissing(PathBuf),
+    /// libdevice must be linked and there is no `llvm-link` beside `llc`.
+    #[error(
+        "linking libdevice needs `llvm-link` of the same LLVM version beside {}; install the \
+         llvm-tools rustup component, or set CUDA_OXIDE_LLC to an llc that has one",
+        .llc.display()
+    )]
+    NoLlvmLink { llc: PathBuf },
     /// Temporary-file trouble around the tool runs.
     #[error("{context}: {source}")]
     Io {
@@ -110,6 +132,16 @@ pub enum PtxError {
         #[source]
         source: std::io::Error,
     },
+}
+
+fn format_paths(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return " nowhere (no Python site-packages, no CUDA installation)".to_string();
+    }
+    paths
+        .iter()
+        .map(|p| format!("\n  - {}", p.display()))
+        .collect()
 }
 
 fn format_tried(tried: &[String]) -> String {

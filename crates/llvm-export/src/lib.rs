@@ -14,11 +14,14 @@
 //! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
+//!
+//! [`libdevice`] finds NVIDIA's libdevice and links it into modules whose math calls it.
 
 mod constants;
 mod error;
 mod function;
 mod kernel;
+pub mod libdevice;
 pub mod llc;
 mod module;
 mod naming;
@@ -29,6 +32,7 @@ mod types;
 
 pub use error::{ExportError, PtxError};
 pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel};
+pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llc::{
     LlvmTools, LlvmVersion, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools,
     find_ptxas, probe_llc,

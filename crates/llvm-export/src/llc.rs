@@ -8,8 +8,8 @@
 //! 3. `llc-22`, `llc-21`, `llc` on `PATH`.
 //!
 //! Candidates older than LLVM 21 or without the NVPTX target are skipped (and listed in the
-//! error when nothing fits). `opt` is taken from `llc`'s directory when it has the same LLVM
-//! major version.
+//! error when nothing fits). `opt` and `llvm-link` are taken from `llc`'s directory when they
+//! have the same LLVM major version.
 
 use std::{
     env, fmt, fs,
@@ -58,11 +58,13 @@ impl LlvmVersion {
     }
 }
 
-/// A usable `llc`, and `opt` if one of the same version sits beside it.
+/// A usable `llc`, and `opt` and `llvm-link` if ones of the same version sit beside it.
 #[derive(Clone, Debug)]
 pub struct LlvmTools {
     pub llc: PathBuf,
     pub opt: Option<PathBuf>,
+    /// Links libdevice into modules that call it (see [crate::libdevice]).
+    pub llvm_link: Option<PathBuf>,
     pub version: LlvmVersion,
 }
 
@@ -193,16 +195,22 @@ fn path_llcs() -> Vec<PathBuf> {
         .collect()
 }
 
-/// `opt` beside `llc` (`llc-22` pairs with `opt-22`), kept only with the same major version.
+/// `opt` and `llvm-link` beside `llc` (`llc-22` pairs with `opt-22`), each kept only with the
+/// same major version.
 fn with_opt(llc: PathBuf, version: LlvmVersion) -> LlvmTools {
-    let opt = llc.file_name().and_then(|name| {
-        let name = name.to_string_lossy().replacen("llc", "opt", 1);
-        let opt = llc.with_file_name(name);
-        let opt_version = Command::new(&opt).arg("--version").output().ok()?;
-        let text = String::from_utf8_lossy(&opt_version.stdout);
-        (LlvmVersion::parse(&text)?.major == version.major).then_some(opt)
-    });
-    LlvmTools { llc, opt, version }
+    let sibling = |tool: &str| {
+        let name = llc.file_name()?.to_string_lossy().replacen("llc", tool, 1);
+        let path = llc.with_file_name(name);
+        let output = Command::new(&path).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        (LlvmVersion::parse(&text)?.major == version.major).then_some(path)
+    };
+    LlvmTools {
+        opt: sibling("opt"),
+        llvm_link: sibling("llvm-link"),
+        llc,
+        version,
+    }
 }
 
 fn exe(name: &str) -> String {
@@ -210,7 +218,9 @@ fn exe(name: &str) -> String {
 }
 
 /// Compile the textual LLVM IR `ll_text` to PTX for `target` (`"sm_90"`): `opt -O3` when
-/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>`. Returns the PTX text.
+/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>`. Returns the PTX text. A module
+/// with libdevice linked in (it calls `__nvvm_reflect`) gets libdevice's IEEE settings
+/// ([crate::libdevice::REFLECT_FLAGS]).
 pub fn compile_to_ptx(
     ll_text: &str,
     target: &str,
@@ -228,6 +238,11 @@ pub fn compile_to_ptx(
     };
     let level = format!("-O{}", options.opt_level.min(3));
     let cpu = format!("-mcpu={target}");
+    let reflect: &[&str] = if ll_text.contains("@__nvvm_reflect(") {
+        crate::libdevice::REFLECT_FLAGS
+    } else {
+        &[]
+    };
 
     let dir = TempDir::new()?;
     let input = dir.path.join("module.ll");
@@ -240,31 +255,19 @@ pub fn compile_to_ptx(
         && let Some(opt) = &tools.opt
     {
         let optimised = dir.path.join("module.opt.ll");
-        run(
-            opt,
-            &[
-                level.as_ref(),
-                cpu.as_ref(),
-                "-S".as_ref(),
-                input.as_os_str(),
-                "-o".as_ref(),
-                optimised.as_os_str(),
-            ],
-        )?;
+        let mut args: Vec<&std::ffi::OsStr> = vec![level.as_ref(), cpu.as_ref()];
+        args.extend(reflect.iter().map(std::ffi::OsStr::new));
+        args.extend(["-S".as_ref(), input.as_os_str()]);
+        args.extend(["-o".as_ref(), optimised.as_os_str()]);
+        run(opt, &args)?;
         llc_input = optimised;
     }
     let ptx = dir.path.join("module.ptx");
-    run(
-        &tools.llc,
-        &[
-            level.as_ref(),
-            "-march=nvptx64".as_ref(),
-            cpu.as_ref(),
-            llc_input.as_os_str(),
-            "-o".as_ref(),
-            ptx.as_os_str(),
-        ],
-    )?;
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec![level.as_ref(), "-march=nvptx64".as_ref(), cpu.as_ref()];
+    args.extend(reflect.iter().map(std::ffi::OsStr::new));
+    args.extend([llc_input.as_os_str(), "-o".as_ref(), ptx.as_os_str()]);
+    run(&tools.llc, &args)?;
     fs::read_to_string(&ptx).map_err(|source| PtxError::Io {
         context: format!("reading {}", ptx.display()),
         source,
@@ -286,20 +289,39 @@ pub fn find_ptxas() -> Option<PathBuf> {
         })
         .unwrap_or_default();
     candidates.push("/usr/local/cuda/bin/ptxas".into());
-    if let Ok(out) = Command::new("python3")
+    candidates.extend(in_nvidia_wheels(&["bin", "ptxas"]));
+    candidates.into_iter().find(|path| path.is_file())
+}
+
+/// `<site-packages>/nvidia/<package>/<relative>` for every Python site-packages folder (the
+/// system's and the user's, as `python3` reports them) and every package folder of NVIDIA's
+/// wheels there (`cu13` for CUDA 13, `cuda_nvcc` for CUDA 12), in order, whether or not the
+/// file exists.
+pub(crate) fn in_nvidia_wheels(relative: &[&str]) -> Vec<PathBuf> {
+    let Ok(out) = Command::new("python3")
         .args([
             "-c",
-            "import site; print('\\n'.join(site.getsitepackages()))",
+            "import site; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))",
         ])
         .output()
-    {
-        for dir in String::from_utf8_lossy(&out.stdout).lines() {
-            for sub in ["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"] {
-                candidates.push(Path::new(dir).join(sub));
-            }
+    else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for site in String::from_utf8_lossy(&out.stdout).lines() {
+        let nvidia = Path::new(site).join("nvidia");
+        let mut packages: Vec<PathBuf> = fs::read_dir(&nvidia)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .collect();
+        packages.sort();
+        for package in packages {
+            found.push(relative.iter().fold(package, |path, part| path.join(part)));
         }
     }
-    candidates.into_iter().find(|path| path.is_file())
+    found
 }
 
 /// Assembles `ptx` for `target` (`sm_90`) with `ptxas`; a rejection is a
@@ -325,7 +347,7 @@ pub fn assemble_with_ptxas(ptxas: &Path, ptx: &str, target: &str) -> Result<(), 
 }
 
 /// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr.
-fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
+pub(crate) fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
     let output = Command::new(tool)
         .args(args)
         .output()
@@ -344,12 +366,12 @@ fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
 }
 
 /// A private temporary directory, removed on drop.
-struct TempDir {
-    path: PathBuf,
+pub(crate) struct TempDir {
+    pub(crate) path: PathBuf,
 }
 
 impl TempDir {
-    fn new() -> Result<TempDir, PtxError> {
+    pub(crate) fn new() -> Result<TempDir, PtxError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)

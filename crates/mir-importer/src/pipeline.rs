@@ -97,6 +97,9 @@ pub enum PipelineError {
     /// Writing textual LLVM IR failed.
     #[error("exporting the device code as LLVM IR failed: {0}")]
     Export(String),
+    /// The module calls libdevice, which could not be found or linked.
+    #[error("{0}")]
+    Libdevice(#[source] llvm_export::PtxError),
     /// `llc` (or `opt`) failed or was not found.
     #[error("generating PTX failed: {0}")]
     PtxGeneration(String),
@@ -111,7 +114,18 @@ pub enum PipelineError {
     },
 }
 
-/// Runs every stage on `functions` and returns the PTX module.
+impl PipelineError {
+    /// Whether the kernels need libdevice and none was found (installing it would help).
+    pub fn is_libdevice_missing(&self) -> bool {
+        matches!(
+            self,
+            PipelineError::Libdevice(llvm_export::PtxError::LibdeviceNotFound { .. })
+        )
+    }
+}
+
+/// Runs every stage on `functions` and returns the PTX module: translation, verification,
+/// mem2reg, lowering, export, linking libdevice when the math calls it, `opt` and `llc`.
 pub fn run_pipeline(
     functions: &[CollectedFunction],
     config: &PipelineConfig,
@@ -161,6 +175,20 @@ pub fn run_pipeline(
         .map_err(|e| PipelineError::Export(e.to_string()))?;
     timings.push(("export", started.elapsed()));
     dump(config, config.dump_llvm, "ll", &ll)?;
+
+    let ll = if llvm_export::needs_libdevice(&ll) {
+        let started = Instant::now();
+        let linked = llvm_export::find_libdevice()
+            .and_then(|libdevice| {
+                llvm_export::link_libdevice(&ll, &libdevice, None, config.sysroot.as_deref())
+            })
+            .map_err(PipelineError::Libdevice)?;
+        timings.push(("link", started.elapsed()));
+        dump(config, config.dump_llvm, "linked.ll", &linked)?;
+        linked
+    } else {
+        ll
+    };
 
     let started = Instant::now();
     let options = llvm_export::PtxOptions {

@@ -40,7 +40,8 @@ use crate::{
 /// are lowered as `alloca`s, which is correct but leaves more for `opt`). Kernels (`mir.func`s
 /// with the `kernel` marker) get the entry ABI of [crate::abi] and are marked `ptx_kernel`;
 /// other functions get `internal` linkage, declarations stay external. Callees that are not in
-/// the module are declared from the type of their calls.
+/// the module are declared from the type of their calls, and the libdevice functions that math
+/// ops call (`__nv_sinf`, ...) from their operands.
 pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), LoweringError> {
     dialect_mir::register(ctx);
     dialect_nvvm::register(ctx);
@@ -49,6 +50,7 @@ pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), Lowe
         check_block_arguments(ctx, func)?;
     }
     declare_missing_callees(ctx, module, &funcs)?;
+    crate::convert::math::declare_libdevice_functions(ctx, module, &funcs)?;
     for func in funcs {
         replace_function(ctx, func)?;
     }

@@ -25,6 +25,10 @@ pub enum CalleeRule {
     Collect,
     /// A `cuda_device` intrinsic stub: the importer turns the call into a GPU instruction.
     IntrinsicStub,
+    /// A C math function that `std` or `core` binds for the float methods
+    /// (`std::sys::cmath::tanf`, `core::num::imp::libm::cbrt`): it has no MIR, and the
+    /// importer turns the call into the math operation it computes.
+    MathFunction,
     /// A function of `core` that never returns (the panic machinery, `unwrap_failed`, ...):
     /// a panic on the GPU traps the kernel, so the call becomes a trap.
     Panic,
@@ -39,14 +43,19 @@ pub enum CalleeRule {
 }
 
 /// Paths of `std` that device code may use anyway: the inherent methods of `f32` and `f64`
-/// (`sqrt`, `abs`, `mul_add`, ...) live in `std` but are thin wrappers over compiler
-/// intrinsics, which the device pipeline implements. What they reach is checked like
-/// everything else.
+/// (`sqrt`, `sin`, `tan`, ...) live in `std` but are thin wrappers over compiler intrinsics
+/// and C math functions ([CalleeRule::MathFunction]), which the device pipeline implements.
+/// What they reach is checked like everything else.
 const STD_ALLOWED_PREFIXES: &[&str] = &["std::f32::<impl f32>::", "std::f64::<impl f64>::"];
 
 /// Classifies a called function by its crate, its fully qualified path, and whether it
 /// diverges (returns `!`).
 pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
+    if matches!(crate_name, "std" | "core")
+        && mir_importer::translator::math::c_math_function(path).is_some()
+    {
+        return CalleeRule::MathFunction;
+    }
     if let Some(&(_, reason)) = FORBIDDEN_CRATES
         .iter()
         .find(|(name, _)| *name == crate_name)
@@ -96,6 +105,36 @@ mod tests {
             classify("std", "std::f32::consts_printer", false),
             CalleeRule::Forbidden { .. }
         ));
+    }
+
+    #[test]
+    fn c_math_functions_of_std_and_core_are_math_functions() {
+        assert_eq!(
+            classify("std", "std::sys::cmath::tanf", false),
+            CalleeRule::MathFunction
+        );
+        assert_eq!(
+            classify("std", "std::sys::cmath::lgamma_r", false),
+            CalleeRule::MathFunction
+        );
+        assert_eq!(
+            classify("core", "core::num::imp::libm::cbrtf", false),
+            CalleeRule::MathFunction
+        );
+        // Only those paths: the rest of `std::sys` stays forbidden, other crates' `tanf` is
+        // their own code.
+        assert!(matches!(
+            classify("std", "std::sys::cmath::tanf128", false),
+            CalleeRule::Forbidden { .. }
+        ));
+        assert!(matches!(
+            classify("std", "std::sys::fs::open", false),
+            CalleeRule::Forbidden { .. }
+        ));
+        assert_eq!(
+            classify("app", "std::sys::cmath::tanf", false),
+            CalleeRule::Collect
+        );
     }
 
     #[test]

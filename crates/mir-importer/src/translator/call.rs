@@ -1,4 +1,5 @@
-//! Calls: device functions, GPU intrinsics, `core` intrinsics, panics and drops.
+//! Calls: device functions, GPU intrinsics, `core` intrinsics, C math functions, panics and
+//! drops.
 //!
 //! Calling convention between device functions: every non-zero-sized argument is passed by
 //! value, in order; for a callee with the `rust-call` ABI (closures called through `Fn*`)
@@ -64,6 +65,9 @@ impl FnTranslator<'_> {
             let result = self.translate_gpu_intrinsic(intrinsic, args)?;
             self.store_result(destination, result)?;
             return self.continue_to(target);
+        }
+        if let Some(function) = super::math::c_math_function(&path) {
+            return self.translate_c_math(function, &path, args, destination, target);
         }
         if def.krate().name == "core" && crate::ub_checks::is_ub_check(&path) {
             // UB checks are off on the device: gates say `false`, checks are not called.

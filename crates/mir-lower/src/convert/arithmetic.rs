@@ -15,9 +15,8 @@ use pliron_llvm::{
     attributes::{FCmpPredicateAttr, FastmathFlagsAttr, ICmpPredicateAttr},
     op_interfaces::{FastMathFlags, FloatBinArithOpWithFastMathFlags},
     ops::{
-        AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FRemOp,
-        FSubOp, ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp,
-        URemOp, XorOp,
+        AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FSubOp,
+        ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp, URemOp, XorOp,
     },
     types::{StructLayout, StructType},
 };
@@ -83,7 +82,8 @@ fn float_binary(
         Binary::Sub => make::<FSubOp>(ctx, rw, lhs, rhs),
         Binary::Mul => make::<FMulOp>(ctx, rw, lhs, rhs),
         Binary::Div => make::<FDivOp>(ctx, rw, lhs, rhs),
-        Binary::Rem => make::<FRemOp>(ctx, rw, lhs, rhs),
+        // LLVM's `frem` becomes an inexact `a - trunc(a / b) * b` on NVPTX.
+        Binary::Rem => super::math::float_rem(ctx, rw, lhs, rhs)?,
         other => {
             return Err(OpError::Malformed(format!("{other:?} on floats")));
         }
