@@ -1,10 +1,11 @@
 //! `mir.math`: verification, text form, and lowering of every function on every type it
-//! accepts (all float and integer widths), compiled to PTX.
+//! accepts (all float and integer widths), compiled to PTX (libdevice linked in where the
+//! lowering calls it).
 
 mod common;
 
 use common::*;
-use dialect_mir::ops::{MathFn, MathOp, ReturnOp, SlicePtrOp, StoreOp};
+use dialect_mir::ops::{MathFn, MathOp, Operands, ReturnOp, SlicePtrOp, StoreOp};
 use pliron::{
     builtin::ops::ModuleOp,
     context::Context,
@@ -17,14 +18,18 @@ use pliron::{
 };
 
 /// Add to `m` a kernel `name(x: T, y: T, z: T, out: DisjointSlice<T>)` storing
-/// `f(x[, y[, z]])` to `out[0]`.
+/// `f(x[, y[, z]])` to `out[0]` (`y` is an `i32` for `powi`).
 fn add_math_kernel(ctx: &mut Context, m: ModuleOp, name: &str, function: MathFn, ty: TypeHandle) {
     let out_ty = disjoint(ctx, ty);
+    let y_ty = match function.operands() {
+        Operands::FloatAndI32 => si(ctx, 32),
+        _ => ty,
+    };
     let (_, entry, args) = func(
         ctx,
         m,
         name,
-        &[("x", ty), ("y", ty), ("z", ty), ("out", out_ty)],
+        &[("x", ty), ("y", y_ty), ("z", ty), ("out", out_ty)],
         vec![],
         true,
     );
@@ -64,13 +69,51 @@ fn every_function_on_every_type_compiles() {
     let ll = export(ctx, m);
     let entries: Vec<&str> = kernels.iter().map(String::as_str).collect();
     check_ptx(&ll, &entries);
-    let calls: Vec<&str> = ll
-        .lines()
-        .filter(|line| line.contains("call ") || line.contains("bitcast"))
-        .map(str::trim)
-        .collect();
-    assert_eq!(calls.len(), kernels.len());
-    insta::assert_snapshot!(calls.join("\n"));
+    // What each kernel computes its function with: an intrinsic or libdevice call (or a
+    // bitcast, for a one-byte `bswap`), one line per kernel.
+    let mut lines = Vec::new();
+    for body in ll.split("\ndefine ").skip(1) {
+        let name = body.split(['@', '(']).nth(1).unwrap_or_default();
+        let calls: Vec<&str> = body
+            .lines()
+            .filter(|line| line.contains("call ") || line.contains("bitcast"))
+            .map(|line| line.trim().split(" = ").last().unwrap_or_default())
+            .collect();
+        assert!(!calls.is_empty(), "{name} calls nothing:\n{body}");
+        lines.push(format!("{name}: {}", calls.join("; ")));
+    }
+    assert_eq!(lines.len(), kernels.len());
+    insta::assert_snapshot!(lines.join("\n"));
+}
+
+#[test]
+fn transcendentals_call_libdevice_and_exact_functions_do_not() {
+    let ctx = &mut context();
+    let m = module(ctx);
+    let f32_ = f32t(ctx);
+    for function in [MathFn::Sin, MathFn::Fmod, MathFn::Powi, MathFn::Sqrt, MathFn::Fma] {
+        add_math_kernel(ctx, m, function.name(), function, f32_);
+    }
+    lower(ctx, m);
+    let ll = export(ctx, m);
+    for declaration in [
+        "declare float @__nv_sinf(float)",
+        "declare float @__nv_fmodf(float, float)",
+        "declare float @__nv_powif(float, i32)",
+        "declare float @llvm.sqrt.f32(float)",
+        "declare float @llvm.fma.f32(float, float, float)",
+    ] {
+        assert!(ll.contains(declaration), "{declaration}:\n{ll}");
+    }
+    assert!(!ll.contains("__nv_sqrt") && !ll.contains("__nv_fma"), "{ll}");
+    // Linked, the module defines what it called, internal, and declares no `__nv_` function.
+    let linked = llvm_export::link_libdevice_if_needed(&ll, None, None).unwrap();
+    assert!(linked.contains("define internal float @__nv_sinf("), "{linked}");
+    assert!(!llvm_export::needs_libdevice(&linked));
+    assert!(!linked.contains("@__nv_cosf("), "only what is needed is linked");
+    let ptx = check_ptx(&ll, &["sin", "fmod", "powi", "sqrt", "fma"]);
+    // Everything is inlined: no call is left, nothing external.
+    assert!(!ptx.contains("call") && !ptx.contains(".extern"), "{ptx}");
 }
 
 #[test]
@@ -98,7 +141,7 @@ type VerifyCase = (MathFn, fn(&Context) -> TypeHandle, usize, &'static str);
 
 #[test]
 fn verifier_checks_arity_and_operand_class() {
-    let cases: [VerifyCase; 4] = [
+    let cases: [VerifyCase; 5] = [
         (MathFn::Sqrt, |ctx| si(ctx, 32), 1, "must be a float"),
         (MathFn::Ctpop, f32t, 1, "must be a signed/unsigned integer"),
         (
@@ -108,6 +151,7 @@ fn verifier_checks_arity_and_operand_class() {
             "must be a signed/unsigned integer",
         ),
         (MathFn::Fma, f32t, 2, "fma takes 3 operand(s), found 2"),
+        (MathFn::Powi, f64t, 2, "operand 1 must be builtin.integer si32"),
     ];
     for (function, ty, arity, expected) in cases {
         let ctx = &mut context();

@@ -7,7 +7,10 @@ use dialect_mir::{
     ops::{ConstantOp, FuncOp},
     types::{DisjointSliceType, PtrType, SliceType, bool_type},
 };
-use llvm_export::{PtxOptions, assemble_with_ptxas, compile_to_ptx, export_module, find_ptxas};
+use llvm_export::{
+    PtxOptions, assemble_with_ptxas, compile_to_ptx, export_module, find_ptxas,
+    link_libdevice_if_needed,
+};
 use pliron::{
     basic_block::BasicBlock,
     builtin::{
@@ -183,9 +186,12 @@ pub fn export(ctx: &Context, module: ModuleOp) -> String {
     })
 }
 
-/// Compile `ll` to PTX for sm_90, check that each of `entries` is a `.visible .entry`, and
-/// assemble it with `ptxas` when there is one. Returns the PTX.
+/// Link libdevice into `ll` if it calls it, compile it to PTX for sm_90, check that each of
+/// `entries` is a `.visible .entry`, and assemble it with `ptxas` when there is one. Returns
+/// the PTX.
 pub fn check_ptx(ll: &str, entries: &[&str]) -> String {
+    let ll = &link_libdevice_if_needed(ll, None, None)
+        .unwrap_or_else(|err| panic!("linking libdevice failed: {err}"));
     let ptx = compile_to_ptx(ll, "sm_90", &PtxOptions::default())
         .unwrap_or_else(|err| panic!("llc failed: {err}\n{ll}"));
     for entry in entries {
