@@ -44,6 +44,14 @@ pub enum OxideError {
     #[error("building `{}` failed (see the messages above)", .0.display())]
     UserBuild(PathBuf),
 
+    #[error(
+        "the kernels use math functions that come from NVIDIA's libdevice, which is not \
+         installed, and installing it failed ({detail}); run `python3 -m pip install \
+         {requirement}` yourself, or set CUDA_OXIDE_LIBDEVICE to the path of libdevice.10.bc \
+         (CUDA installs it in nvvm/libdevice/)"
+    )]
+    LibdeviceInstall { requirement: String, detail: String },
+
     #[error("`cargo metadata` for `{}` did not say where its target directory is", .0.display())]
     Metadata(PathBuf),
 

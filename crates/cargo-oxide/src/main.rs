@@ -7,6 +7,7 @@ mod backend;
 mod bundle;
 mod cli;
 mod error;
+mod libdevice;
 mod pipeline;
 mod run;
 mod user_build;

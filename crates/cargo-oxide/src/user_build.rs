@@ -6,6 +6,7 @@ use std::process::Command;
 use crate::backend;
 use crate::cli::BuildTarget;
 use crate::error::OxideError;
+use crate::libdevice;
 
 /// The rustc flags the device path needs, besides the backend itself.
 ///
@@ -80,22 +81,20 @@ pub fn subdirs_holding(dir: &Path, relative: &str) -> Vec<String> {
     names
 }
 
-/// Builds the target crate with the backend.
+/// Builds the target crate with the backend. When the kernels need NVIDIA's libdevice and none
+/// is installed, installs it (see [crate::libdevice]) and builds again.
 pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
     let manifest = resolve_manifest(target)?;
     let backend = backend::backend_dylib(false)?;
     let target_dir = oxide_target_dir(&manifest)?;
 
-    let mut cargo = cargo_with_backend(target, &backend, &target_dir);
-    cargo.arg("build").arg("--manifest-path").arg(&manifest);
-    if target.release {
-        cargo.arg("--release");
+    let missing_libdevice = target_dir.join("libdevice-missing");
+    let mut built = cargo_build(target, &backend, &target_dir, &manifest, &missing_libdevice)?;
+    if !built && let Ok(requirement) = std::fs::read_to_string(&missing_libdevice) {
+        libdevice::install(requirement.trim())?;
+        built = cargo_build(target, &backend, &target_dir, &manifest, &missing_libdevice)?;
     }
-    let status = cargo.status().map_err(|source| OxideError::Spawn {
-        command: "cargo build".into(),
-        source,
-    })?;
-    if !status.success() {
+    if !built {
         return Err(OxideError::UserBuild(manifest));
     }
     let profile = if target.release { "release" } else { "debug" };
@@ -108,6 +107,32 @@ pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
         backend,
         target_dir,
     })
+}
+
+/// One `cargo build` of `manifest` with the backend; whether it succeeded. The backend creates
+/// `missing_libdevice` when the kernels need libdevice and none is found.
+fn cargo_build(
+    target: &BuildTarget,
+    backend: &Path,
+    target_dir: &Path,
+    manifest: &Path,
+    missing_libdevice: &Path,
+) -> Result<bool, OxideError> {
+    let _ = std::fs::remove_file(missing_libdevice);
+    let mut cargo = cargo_with_backend(target, backend, target_dir);
+    cargo
+        .env("CUDA_OXIDE_REPORT_MISSING_LIBDEVICE", missing_libdevice)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(manifest);
+    if target.release {
+        cargo.arg("--release");
+    }
+    let status = cargo.status().map_err(|source| OxideError::Spawn {
+        command: "cargo build".into(),
+        source,
+    })?;
+    Ok(status.success())
 }
 
 /// The `[package] name` of a manifest.

@@ -115,12 +115,15 @@ pub enum PipelineError {
 }
 
 impl PipelineError {
-    /// Whether the kernels need libdevice and none was found (installing it would help).
-    pub fn is_libdevice_missing(&self) -> bool {
-        matches!(
-            self,
-            PipelineError::Libdevice(llvm_export::PtxError::LibdeviceNotFound { .. })
-        )
+    /// When the kernels need libdevice and none was found: the pip requirement that installs it.
+    pub fn missing_libdevice(&self) -> Option<&'static str> {
+        match self {
+            PipelineError::Libdevice(llvm_export::PtxError::LibdeviceNotFound {
+                pip_requirement,
+                ..
+            }) => Some(pip_requirement),
+            _ => None,
+        }
     }
 }
 

@@ -91,7 +91,13 @@ fn transcendentals_call_libdevice_and_exact_functions_do_not() {
     let ctx = &mut context();
     let m = module(ctx);
     let f32_ = f32t(ctx);
-    for function in [MathFn::Sin, MathFn::Fmod, MathFn::Powi, MathFn::Sqrt, MathFn::Fma] {
+    for function in [
+        MathFn::Sin,
+        MathFn::Fmod,
+        MathFn::Powi,
+        MathFn::Sqrt,
+        MathFn::Fma,
+    ] {
         add_math_kernel(ctx, m, function.name(), function, f32_);
     }
     lower(ctx, m);
@@ -105,12 +111,21 @@ fn transcendentals_call_libdevice_and_exact_functions_do_not() {
     ] {
         assert!(ll.contains(declaration), "{declaration}:\n{ll}");
     }
-    assert!(!ll.contains("__nv_sqrt") && !ll.contains("__nv_fma"), "{ll}");
+    assert!(
+        !ll.contains("__nv_sqrt") && !ll.contains("__nv_fma"),
+        "{ll}"
+    );
     // Linked, the module defines what it called, internal, and declares no `__nv_` function.
     let linked = llvm_export::link_libdevice_if_needed(&ll, None, None).unwrap();
-    assert!(linked.contains("define internal float @__nv_sinf("), "{linked}");
+    assert!(
+        linked.contains("define internal float @__nv_sinf("),
+        "{linked}"
+    );
     assert!(!llvm_export::needs_libdevice(&linked));
-    assert!(!linked.contains("@__nv_cosf("), "only what is needed is linked");
+    assert!(
+        !linked.contains("@__nv_cosf("),
+        "only what is needed is linked"
+    );
     let ptx = check_ptx(&ll, &["sin", "fmod", "powi", "sqrt", "fma"]);
     // Everything is inlined: no call is left, nothing external.
     assert!(!ptx.contains("call") && !ptx.contains(".extern"), "{ptx}");
@@ -151,7 +166,12 @@ fn verifier_checks_arity_and_operand_class() {
             "must be a signed/unsigned integer",
         ),
         (MathFn::Fma, f32t, 2, "fma takes 3 operand(s), found 2"),
-        (MathFn::Powi, f64t, 2, "operand 1 must be builtin.integer si32"),
+        (
+            MathFn::Powi,
+            f64t,
+            2,
+            "operand 1 must be builtin.integer si32",
+        ),
     ];
     for (function, ty, arity, expected) in cases {
         let ctx = &mut context();

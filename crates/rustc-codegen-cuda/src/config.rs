@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-/// Every variable the backend reads.
+/// Every variable the backend reads (`CUDA_OXIDE_LIBDEVICE` is read by `llvm-export`, when the
+/// kernels' math needs libdevice).
 pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_VERBOSE",
     "CUDA_OXIDE_DUMP_MIR",
@@ -15,6 +16,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_PTX_DIR",
     "CUDA_OXIDE_TARGET",
     "CUDA_OXIDE_LLC",
+    "CUDA_OXIDE_LIBDEVICE",
 ];
 
 /// The default GPU architecture when nothing else chooses one.

@@ -68,7 +68,12 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
                      the kernel that triggers it"
                     )
                 })?
-                .map_err(|e| format!("device code of crate `{crate_name}`: {e}"))?;
+                .map_err(|e| {
+                    if let Some(requirement) = e.missing_libdevice() {
+                        report_missing_libdevice(requirement);
+                    }
+                    format!("device code of crate `{crate_name}`: {e}")
+                })?;
         if config.verbose {
             for (stage, time) in &output.timings {
                 eprintln!("cuda-oxide:   stage {stage:<10} {}", format_duration(*time));
@@ -94,6 +99,15 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
         Err(e) => tcx
             .dcx()
             .fatal(format!("cuda-oxide could not start rustc_public: {e:?}")),
+    }
+}
+
+/// Tells `cargo oxide`, when it asked through `CUDA_OXIDE_REPORT_MISSING_LIBDEVICE` (a file
+/// path), that the kernels need libdevice and none is installed: the file, holding the pip
+/// requirement that installs it, makes `cargo oxide` install it and build again.
+fn report_missing_libdevice(pip_requirement: &str) {
+    if let Some(path) = std::env::var_os("CUDA_OXIDE_REPORT_MISSING_LIBDEVICE") {
+        let _ = std::fs::write(path, pip_requirement);
     }
 }
 

@@ -236,7 +236,10 @@ mod tests {
             assert_eq!(math_function(&format!("{name}f64")), Some(function));
         }
         assert_eq!(math_function("round_ties_even_f32"), Some(MathFn::Rint));
-        assert_eq!(math_function("minimum_number_nsz_f64"), Some(MathFn::Minnum));
+        assert_eq!(
+            math_function("minimum_number_nsz_f64"),
+            Some(MathFn::Minnum)
+        );
         assert_eq!(math_function("sinf16"), None);
         assert_eq!(math_function("sinf128"), None);
     }
