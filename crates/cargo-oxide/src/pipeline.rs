@@ -6,8 +6,9 @@ use crate::cli::PipelineOptions;
 use crate::error::OxideError;
 use crate::user_build;
 
-/// The stages' files, in pipeline order, by extension.
-pub const STAGES: &[&str] = &["rustc.mir", "mir", "mem2reg.mir", "ll", "ptx"];
+/// The stages' files, in pipeline order, by extension (`linked.ll`, the module with libdevice
+/// linked in, exists only when the kernels' math calls it).
+pub const STAGES: &[&str] = &["rustc.mir", "mir", "mem2reg.mir", "ll", "linked.ll", "ptx"];
 
 /// Rebuilds the crate with every dump on and copies the stage files into `options.out`.
 /// Returns the files written.

@@ -1,5 +1,5 @@
-//! Golden files: what each stage makes of the kernels in `tests/fixtures/golden_kernels`
-//! (dialect-mir before and after mem2reg, LLVM IR, PTX). A change to any stage shows up here
+//! Golden files: what each stage makes of the kernels in `tests/fixtures/golden_kernels` and
+//! `tests/fixtures/golden_math` (dialect-mir before and after mem2reg, LLVM IR, PTX). A change to any stage shows up here
 //! as a snapshot diff to review (`cargo insta review`).
 
 use std::path::Path;
@@ -7,30 +7,39 @@ use std::process::Command;
 
 use regex::Regex;
 
-/// The stage outputs, generated once for all tests of this file.
-fn stages() -> &'static Path {
-    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let out = repo.join("tests/fixtures/target/golden-stages");
-        let _ = std::fs::remove_dir_all(&out);
-        let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-            .args(["pipeline", "--manifest-path"])
-            .arg(repo.join("tests/fixtures/golden_kernels/Cargo.toml"))
-            .arg("--out")
-            .arg(&out)
-            .env_remove("CUDA_OXIDE_TARGET")
-            .status()
-            .expect("cargo-oxide runs");
-        assert!(status.success(), "cargo oxide pipeline failed");
-        out
-    })
+/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this
+/// file.
+fn stages(fixture: &str) -> std::path::PathBuf {
+    static DIRS: std::sync::Mutex<Vec<(String, std::path::PathBuf)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut dirs = DIRS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, dir)) = dirs.iter().find(|(name, _)| name == fixture) {
+        return dir.clone();
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
+    let _ = std::fs::remove_dir_all(&out);
+    let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["pipeline", "--manifest-path"])
+        .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
+        .arg("--out")
+        .arg(&out)
+        .env_remove("CUDA_OXIDE_TARGET")
+        .status()
+        .expect("cargo-oxide runs");
+    assert!(
+        status.success(),
+        "cargo oxide pipeline failed for {fixture}"
+    );
+    dirs.push((fixture.to_owned(), out.clone()));
+    out
 }
 
-/// The text of one stage, with what depends on the machine replaced: mangled symbols (their
-/// crate hashes depend on where the sources are) become `_R<n>` in order of appearance.
-fn stage(extension: &str) -> String {
-    let path = stages().join(format!("golden_kernels.{extension}"));
+/// The text of one stage of `fixture`, with what depends on the machine replaced: mangled
+/// symbols (their crate hashes depend on where the sources are) become `_R<n>` in order of
+/// appearance.
+fn stage(fixture: &str, extension: &str) -> String {
+    let path = stages(fixture).join(format!("{fixture}.{extension}"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
     let mut seen: Vec<String> = Vec::new();
@@ -51,12 +60,12 @@ fn stage(extension: &str) -> String {
 
 #[test]
 fn dialect_mir_as_translated() {
-    insta::assert_snapshot!("golden_kernels.mir", stage("mir"));
+    insta::assert_snapshot!("golden_kernels.mir", stage("golden_kernels", "mir"));
 }
 
 #[test]
 fn dialect_mir_after_mem2reg() {
-    let text = stage("mem2reg.mir");
+    let text = stage("golden_kernels", "mem2reg.mir");
     // The loop's accumulator and counter cross the back edge as block arguments.
     assert!(text.contains("mir.func @triangle"), "{text}");
     insta::assert_snapshot!("golden_kernels.mem2reg.mir", text);
@@ -64,7 +73,7 @@ fn dialect_mir_after_mem2reg() {
 
 #[test]
 fn llvm_ir() {
-    let text = stage("ll");
+    let text = stage("golden_kernels", "ll");
     assert!(text.contains("define ptx_kernel void @vecadd("), "{text}");
     assert!(
         text.contains(" phi "),
@@ -75,7 +84,7 @@ fn llvm_ir() {
 
 #[test]
 fn ptx() {
-    let text = stage("ptx");
+    let text = stage("golden_kernels", "ptx");
     for kernel in ["vecadd", "triangle", "apply", "with_params"] {
         assert!(
             text.contains(&format!(".visible .entry {kernel}(")),
@@ -83,4 +92,55 @@ fn ptx() {
         );
     }
     insta::assert_snapshot!("golden_kernels.ptx", text);
+}
+
+#[test]
+fn math_dialect_mir() {
+    let text = stage("golden_math", "mem2reg.mir");
+    for op in [
+        "mir.math sin(",
+        "mir.math lgamma(",
+        "mir.math gamma_sign(",
+        "mir.math fma(",
+    ] {
+        assert!(text.contains(op), "{op} missing:\n{text}");
+    }
+    insta::assert_snapshot!("golden_math.mir", stage("golden_math", "mir"));
+    insta::assert_snapshot!("golden_math.mem2reg.mir", text);
+}
+
+#[test]
+fn math_llvm_ir_calls_libdevice() {
+    let text = stage("golden_math", "ll");
+    for declaration in [
+        "declare float @__nv_sinf(float)",
+        "declare double @__nv_fmod(double, double)",
+        "declare float @__nv_lgammaf(float)",
+    ] {
+        assert!(text.contains(declaration), "{declaration} missing:\n{text}");
+    }
+    insta::assert_snapshot!("golden_math.ll", text);
+    // Linked: libdevice's functions are defined, internal, and nothing is left to declare.
+    let linked = stage("golden_math", "linked.ll");
+    assert!(
+        linked.contains("define internal float @__nv_sinf("),
+        "{linked}"
+    );
+    assert!(
+        !linked
+            .lines()
+            .any(|l| l.starts_with("declare") && l.contains("@__nv_"))
+    );
+}
+
+#[test]
+fn math_ptx() {
+    let text = stage("golden_math", "ptx");
+    for kernel in ["sine", "remainder", "log_gamma", "multiply_add"] {
+        assert!(
+            text.contains(&format!(".visible .entry {kernel}(")),
+            "{kernel} missing:\n{text}"
+        );
+    }
+    insta::assert_snapshot!("golden_math.ptx", text);
 }
