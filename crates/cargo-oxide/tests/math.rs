@@ -107,9 +107,9 @@ fn multiply_then_add_is_not_contracted() {
     }
 }
 
-/// A crate whose kernel needs libdevice (`f32::sin`), written (again, so that it is rebuilt)
-/// under `root/name`.
-fn write_sin_crate(root: &Path, name: &str) -> PathBuf {
+/// A crate under `root/name` whose kernel stores `expression` (of `x: f32`, an `f32`), with the
+/// crate attributes `attributes`; written again each time, so that it is rebuilt.
+fn write_kernel_crate(root: &Path, name: &str, attributes: &str, expression: &str) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let cuda_device = repo().join("crates/cuda-device").canonicalize().unwrap();
@@ -123,13 +123,21 @@ fn write_sin_crate(root: &Path, name: &str) -> PathBuf {
     .unwrap();
     std::fs::write(
         dir.join("src/lib.rs"),
-        "use cuda_device::{DisjointSlice, kernel, thread};\n\n\
-         #[kernel]\npub fn sines(x: &[f32], mut out: DisjointSlice<f32>) {\n    \
-         let i = thread::index_1d();\n    \
-         if let Some(slot) = out.get_mut(i) {\n        *slot = x[i.get()].sin();\n    }\n}\n",
+        format!(
+            "{attributes}\nuse cuda_device::{{DisjointSlice, kernel, thread}};\n\n\
+             #[kernel]\npub fn apply(input: &[f32], mut out: DisjointSlice<f32>) {{\n    \
+             let i = thread::index_1d();\n    \
+             if let Some(slot) = out.get_mut(i) {{\n        let x = input[i.get()];\n        \
+             *slot = {expression};\n    }}\n}}\n"
+        ),
     )
     .unwrap();
     dir.join("Cargo.toml")
+}
+
+/// A crate whose kernel needs libdevice (`f32::sin`).
+fn write_sin_crate(root: &Path, name: &str) -> PathBuf {
+    write_kernel_crate(root, name, "", "x.sin()")
 }
 
 /// A folder holding a `python3` that stands in for Python: its site-packages is `site`, and
@@ -230,6 +238,29 @@ fn missing_libdevice_is_installed_or_explained() {
         "installing it failed",
         "python3 -m pip install nvidia-cuda-nvcc==",
         "CUDA_OXIDE_LIBDEVICE",
+    ] {
+        assert!(text.contains(expected), "`{expected}` in:\n{text}");
+    }
+}
+
+#[test]
+fn f128_math_is_refused_with_a_clear_error() {
+    let root = repo().join("tests/fixtures/target/math-diagnostics");
+    let target_dir = repo().join("tests/fixtures/target/libdevice-build");
+    let manifest = write_kernel_crate(
+        &root,
+        "quad_math",
+        "#![feature(f128)]",
+        "(x as f128).sin() as f32",
+    );
+    let out = oxide_build(&manifest, &[("CUDA_OXIDE_TARGET_DIR", &target_dir)]);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    for expected in [
+        "`std::f128::<impl f128>::sin`",
+        "the GPU's math library has no `f128` functions",
+        "src/lib.rs:",
     ] {
         assert!(text.contains(expected), "`{expected}` in:\n{text}");
     }

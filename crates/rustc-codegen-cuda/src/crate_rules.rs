@@ -48,6 +48,18 @@ pub enum CalleeRule {
 /// What they reach is checked like everything else.
 const STD_ALLOWED_PREFIXES: &[&str] = &["std::f32::<impl f32>::", "std::f64::<impl f64>::"];
 
+/// Paths of `std` whose math has no GPU implementation, with the reason given to the user.
+const STD_UNSUPPORTED_MATH: &[(&str, &str)] = &[
+    (
+        "std::f16::<impl f16>::",
+        "the GPU's math library has no `f16` functions (`f32` and `f64` ones only)",
+    ),
+    (
+        "std::f128::<impl f128>::",
+        "the GPU's math library has no `f128` functions (`f32` and `f64` ones only)",
+    ),
+];
+
 /// Classifies a called function by its crate, its fully qualified path, and whether it
 /// diverges (returns `!`).
 pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
@@ -55,6 +67,12 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
         && mir_importer::translator::math::c_math_function(path).is_some()
     {
         return CalleeRule::MathFunction;
+    }
+    if let Some(&(_, reason)) = STD_UNSUPPORTED_MATH
+        .iter()
+        .find(|(prefix, _)| crate_name == "std" && path.starts_with(prefix))
+    {
+        return CalleeRule::Forbidden { reason };
     }
     if let Some(&(_, reason)) = FORBIDDEN_CRATES
         .iter()
@@ -135,6 +153,21 @@ mod tests {
             classify("app", "std::sys::cmath::tanf", false),
             CalleeRule::Collect
         );
+    }
+
+    #[test]
+    fn f16_and_f128_math_is_refused_with_its_own_reason() {
+        let CalleeRule::Forbidden { reason } =
+            classify("std", "std::f128::<impl f128>::sin", false)
+        else {
+            panic!("f128 math must be refused");
+        };
+        assert!(reason.contains("no `f128` functions"), "{reason}");
+        let CalleeRule::Forbidden { reason } = classify("std", "std::f16::<impl f16>::exp", false)
+        else {
+            panic!("f16 math must be refused");
+        };
+        assert!(reason.contains("no `f16` functions"), "{reason}");
     }
 
     #[test]
