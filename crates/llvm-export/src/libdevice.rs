@@ -160,6 +160,17 @@ mod tests {
     }
 
     #[test]
+    fn the_pinned_wheel_is_the_one_the_test_script_installs() {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/ptxas.sh");
+        let text = fs::read_to_string(&script).unwrap();
+        assert!(
+            text.contains(&format!("\"{PIP_REQUIREMENT}\"")),
+            "{} pins another nvidia-cuda-nvcc than {PIP_REQUIREMENT}",
+            script.display()
+        );
+    }
+
+    #[test]
     fn every_candidate_is_a_libdevice_file() {
         for path in candidates() {
             assert!(path.ends_with(Path::new("nvvm/libdevice").join(LIBDEVICE_FILE)));

@@ -87,6 +87,10 @@ fn toolchain_tools_are_found() {
         tools.opt.is_some(),
         "opt sits beside the toolchain's llc: {tools:?}"
     );
+    assert!(
+        tools.llvm_link.is_some(),
+        "llvm-link sits beside the toolchain's llc: {tools:?}"
+    );
 }
 
 #[test]
