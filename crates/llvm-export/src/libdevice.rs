@@ -77,7 +77,7 @@ fn candidates() -> Vec<PathBuf> {
     let mut candidates = in_nvidia_wheels(&["nvvm", "libdevice", LIBDEVICE_FILE]);
     let cuda_roots = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
-        .filter_map(|var| env::var_os(var))
+        .filter_map(env::var_os)
         .map(PathBuf::from)
         .chain([PathBuf::from("/usr/local/cuda")]);
     for root in cuda_roots {
@@ -101,7 +101,7 @@ pub fn link_libdevice(
     };
     let llvm_link = tools
         .llvm_link
-        .ok_or_else(|| PtxError::NoLlvmLink { llc: tools.llc })?;
+        .ok_or(PtxError::NoLlvmLink { llc: tools.llc })?;
     let dir = TempDir::new()?;
     let input = dir.path.join("module.ll");
     fs::write(&input, ll_text).map_err(|source| PtxError::Io {

@@ -14,11 +14,13 @@ use super::body::FnTranslator;
 use super::core_intrinsic::is_signed;
 use super::error::{TResult, unsupported};
 
+/// A C math function in its two widths: the `f64` name, the `f32` name, and what it computes.
+pub type CMathFunction = (&'static str, &'static str, MathFn);
+
 /// The C math functions that `std` (module `std::sys::cmath`) and `core` (module
-/// `core::num::imp::libm`) declare for `f32`/`f64` methods, by module: the `f64` name, the
-/// `f32` name, and the function. The `lgamma_r` pair also writes the sign of `gamma(x)`
-/// through its second argument.
-pub const C_MATH_FUNCTIONS: &[(&str, &[(&str, &str, MathFn)])] = &[
+/// `core::num::imp::libm`) declare for `f32`/`f64` methods, by module. The `lgamma_r` pair also
+/// writes the sign of `gamma(x)` through its second argument.
+pub const C_MATH_FUNCTIONS: &[(&str, &[CMathFunction])] = &[
     (
         "std::sys::cmath",
         &[
