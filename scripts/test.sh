@@ -18,6 +18,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 echo "== tests"
 cargo test --workspace
+cargo test --manifest-path examples/Cargo.toml -p bench-harness
 
 echo "== examples: build the GPU bundle, check its PTX with ptxas"
 cargo oxide bundle
@@ -25,3 +26,6 @@ for ptx in target/gpu-bundle/*.ptx; do
     "$PTXAS" -arch=sm_90 "$ptx" -o /dev/null
     echo "ptxas ok: $ptx"
 done
+
+echo "== benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"
+target/gpu-bundle/bench --list

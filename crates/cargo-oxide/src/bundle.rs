@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::backend;
+use crate::bench::{self, BENCH_CRATE};
 use crate::cli::{BuildTarget, BundleOptions};
 use crate::error::OxideError;
 use crate::user_build;
@@ -18,14 +19,19 @@ pub struct Bundle {
     pub examples: Vec<String>,
 }
 
-/// Builds every example and fills the bundle folder.
+/// `dir`, relative to the repository root unless absolute.
+pub fn resolve_dir(dir: &Path) -> Result<PathBuf, OxideError> {
+    Ok(if dir.is_absolute() {
+        dir.to_owned()
+    } else {
+        backend::repo_root()?.join(dir)
+    })
+}
+
+/// Builds every example and the benchmark suite, and fills the bundle folder.
 pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
     let examples = runnable_examples(&backend::repo_root()?.join("examples"));
-    let dir = if options.out.is_absolute() {
-        options.out.clone()
-    } else {
-        backend::repo_root()?.join(&options.out)
-    };
+    let dir = resolve_dir(&options.out)?;
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| OxideError::Io { path, source }
@@ -40,31 +46,46 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             manifest_path: None,
             release: options.release,
             arch: options.arch.clone(),
+            features: Vec::new(),
             verbose: false,
         };
         let built = user_build::build(&target)?;
-        let binary = built.artifact_dir.join(name);
-        let copy = dir.join(name);
-        std::fs::copy(&binary, &copy).map_err(io(&binary))?;
-        // Debug info makes the binaries too big to carry; the GPU run does not need it.
-        let _ = Command::new("strip")
-            .arg("--strip-debug")
-            .arg(&copy)
-            .status();
-        let ptx = built.artifact_dir.join(format!("{name}.ptx"));
-        if ptx.is_file() {
-            std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
-        }
+        place(&built.artifact_dir, name, &dir)?;
     }
     let script = dir.join("run.sh");
     std::fs::write(&script, runner_script(&examples)).map_err(io(&script))?;
     set_executable(&script).map_err(io(&script))?;
+    bench::build_into(&dir, &[], options.arch.clone())?;
     Ok(Bundle { dir, examples })
 }
 
-/// The examples with a program to run (a `src/main.rs`), sorted.
+/// Copies the binary `name` and its `.ptx` from `artifact_dir` into the bundle folder `dir`.
+pub fn place(artifact_dir: &Path, name: &str, dir: &Path) -> Result<(), OxideError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| OxideError::Io { path, source }
+    };
+    let binary = artifact_dir.join(name);
+    let copy = dir.join(name);
+    std::fs::copy(&binary, &copy).map_err(io(&binary))?;
+    // Debug info makes the binaries too big to carry; the GPU run does not need it.
+    let _ = Command::new("strip")
+        .arg("--strip-debug")
+        .arg(&copy)
+        .status();
+    let ptx = artifact_dir.join(format!("{name}.ptx"));
+    if ptx.is_file() {
+        std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
+    }
+    Ok(())
+}
+
+/// The examples with a program to run (a `src/main.rs`), sorted; the benchmark suite has its
+/// own script.
 fn runnable_examples(dir: &Path) -> Vec<String> {
-    user_build::subdirs_holding(dir, "src/main.rs")
+    let mut examples = user_build::subdirs_holding(dir, "src/main.rs");
+    examples.retain(|name| name != BENCH_CRATE);
+    examples
 }
 
 /// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in
@@ -105,13 +126,13 @@ echo "$passed passed, $failed failed"
 }
 
 #[cfg(unix)]
-fn set_executable(path: &Path) -> std::io::Result<()> {
+pub fn set_executable(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
 }
 
 #[cfg(not(unix))]
-fn set_executable(_path: &Path) -> std::io::Result<()> {
+pub fn set_executable(_path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
@@ -138,7 +159,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxide-bundle-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("app/src")).unwrap();
         std::fs::create_dir_all(dir.join("lib/src")).unwrap();
+        std::fs::create_dir_all(dir.join("bench/src")).unwrap();
         std::fs::write(dir.join("app/src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(dir.join("bench/src/main.rs"), "fn main() {}").unwrap();
         std::fs::write(dir.join("lib/src/lib.rs"), "").unwrap();
         assert_eq!(runnable_examples(&dir), vec!["app".to_string()]);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -135,17 +135,28 @@ impl Nvrtc {
     /// and 11 library names on the loader's path, then the same names in the `lib64` folder of
     /// `$CUDA_HOME`, `$CUDA_PATH` and `/usr/local/cuda`.
     pub fn load() -> Result<Self, NvrtcError> {
-        let mut tried = Vec::new();
-        for candidate in candidates() {
-            let shown = candidate.display().to_string();
+        let (names, dirs) = search_path();
+        let candidates = names.iter().map(PathBuf::from).chain(
+            dirs.iter()
+                .flat_map(|dir| names.iter().map(move |name| dir.join(name))),
+        );
+        for candidate in candidates {
             // SAFETY: loading NVRTC runs only its (and the C++ runtime's) initialisers.
             if let Ok(lib) = unsafe { libloading::Library::new(&candidate) } {
-                return Self::from_library(lib, shown);
+                return Self::from_library(lib, candidate.display().to_string());
             }
-            tried.push(shown);
         }
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
         Err(NvrtcError::NotFound {
-            tried: tried.join(", "),
+            tried: format!(
+                "{} on the loader's path{}",
+                names.join(", "),
+                if dirs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and in {}", dirs.join(", "))
+                }
+            ),
         })
     }
 
@@ -329,26 +340,22 @@ impl Drop for ProgramHandle {
     }
 }
 
-/// The libraries [`Nvrtc::load`] tries, in order.
-fn candidates() -> Vec<PathBuf> {
+/// The file names [`Nvrtc::load`] tries, on the loader's path and then in each folder.
+fn search_path() -> (Vec<String>, Vec<PathBuf>) {
     if let Some(named) = std::env::var_os(NVRTC_LIBRARY_ENV) {
-        return vec![PathBuf::from(named)];
+        return (vec![named.to_string_lossy().into_owned()], Vec::new());
     }
-    let names = library_names();
-    let mut candidates: Vec<PathBuf> = names.iter().map(PathBuf::from).collect();
     let roots = ["CUDA_HOME", "CUDA_PATH"]
         .into_iter()
         .filter_map(std::env::var_os)
         .map(PathBuf::from)
         .chain([PathBuf::from("/usr/local/cuda")]);
-    for root in roots {
-        for dir in ["lib64", "lib", "targets/x86_64-linux/lib"] {
-            for name in &names {
-                candidates.push(Path::new(&root).join(dir).join(name));
-            }
-        }
-    }
-    candidates
+    let dirs = roots
+        .flat_map(|root| {
+            ["lib64", "lib", "targets/x86_64-linux/lib"].map(|dir| Path::new(&root).join(dir))
+        })
+        .collect();
+    (library_names(), dirs)
 }
 
 /// NVRTC's file names, newest CUDA first.
@@ -378,17 +385,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn candidates_try_new_versions_first_then_toolkit_folders() {
+    fn new_versions_first_then_toolkit_folders() {
         if std::env::var_os(NVRTC_LIBRARY_ENV).is_some() {
             return;
         }
-        let list = candidates();
-        let shown: Vec<String> = list.iter().map(|p| p.display().to_string()).collect();
+        let (names, dirs) = search_path();
         if cfg!(unix) {
-            assert_eq!(shown[0], "libnvrtc.so.13");
+            assert_eq!(names[0], "libnvrtc.so.13");
             assert!(
-                shown.contains(&"/usr/local/cuda/lib64/libnvrtc.so.13".to_owned()),
-                "{shown:?}"
+                dirs.contains(&PathBuf::from("/usr/local/cuda/lib64")),
+                "{dirs:?}"
             );
         }
     }

@@ -249,9 +249,7 @@ impl<M> Ctx<'_, M> {
         };
         let download = |buffer: &CudaSlice<T>| -> Result<Vec<T>, Failure> {
             synchronize(stream)?;
-            Ok(stream
-                .clone_dtoh(buffer)
-                .map_err(cuda_host::Error::from)?)
+            Ok(stream.clone_dtoh(buffer).map_err(cuda_host::Error::from)?)
         };
 
         let mut out_ours = zeros()?;
@@ -281,7 +279,9 @@ impl<M> Ctx<'_, M> {
             }
         }
         let once = self.timer.time(stream, 1, || ours(&mut out_ours))?;
-        let reps = (self.options.round_ms / once.max(1e-4)).ceil().clamp(1.0, 1000.0) as u32;
+        let reps = (self.options.round_ms / once.max(1e-4))
+            .ceil()
+            .clamp(1.0, 1000.0) as u32;
         let mut samples = vec![Vec::new(); 1 + self.cuda.len()];
         for _ in 0..self.options.rounds.max(1) {
             samples[0].push(self.timer.time(stream, reps, || ours(&mut out_ours))?);
@@ -306,7 +306,12 @@ impl<M> Ctx<'_, M> {
 }
 
 /// Compares ours (`got`) with `expected` element by element.
-pub fn check<T: Value>(against: &str, got: &[T], expected: &[T], tolerance: Tolerance) -> CheckResult {
+pub fn check<T: Value>(
+    against: &str,
+    got: &[T],
+    expected: &[T],
+    tolerance: Tolerance,
+) -> CheckResult {
     let result = |passed, detail| CheckResult {
         against: against.to_owned(),
         tolerance: tolerance.to_string(),

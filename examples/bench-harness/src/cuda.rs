@@ -156,7 +156,12 @@ pub struct CudaBuild {
 impl CudaBuild {
     /// Compiles and loads both builds of the kernel `name` from `source`. A build that fails
     /// is left out (and its error kept): the benchmark then runs without it.
-    pub fn new(compiler: &CudaCompiler, ctx: &CudaContext, name: &'static str, source: &str) -> Self {
+    pub fn new(
+        compiler: &CudaCompiler,
+        ctx: &CudaContext,
+        name: &'static str,
+        source: &str,
+    ) -> Self {
         let mut build = CudaBuild::default();
         for (contender, fmad) in [(Contender::Cuda, true), (Contender::CudaNoFma, false)] {
             let started = Instant::now();
@@ -165,24 +170,19 @@ impl CudaBuild {
             let compiled = match compiled {
                 Ok(compiled) => compiled,
                 Err(error) => {
-                    build
-                        .errors
-                        .push(format!("{}: {error}", contender.label()));
+                    build.errors.push(format!("{}: {error}", contender.label()));
                     continue;
                 }
             };
-            build.ptx.push((
-                contender,
-                compiled.ptx.to_string_lossy().into_owned(),
-            ));
+            build
+                .ptx
+                .push((contender, compiled.ptx.to_string_lossy().into_owned()));
             let started = Instant::now();
             let kernel = PtxModule::load(ctx, name, &compiled.ptx).and_then(|m| m.kernel(name));
             build.load_ms += started.elapsed().as_secs_f64() * 1e3;
             match kernel {
                 Ok(kernel) => build.fns.push(CudaFn { kernel, contender }),
-                Err(error) => build
-                    .errors
-                    .push(format!("{}: {error}", contender.label())),
+                Err(error) => build.errors.push(format!("{}: {error}", contender.label())),
             }
         }
         build

@@ -83,7 +83,9 @@ fn parse(args: &[String]) -> Result<Option<Cli>, String> {
             "--arch" => {
                 let arch = value("--arch")?;
                 if !arch.starts_with("compute_") {
-                    return Err(format!("--arch takes `compute_XX` (e.g. compute_90), not `{arch}`"));
+                    return Err(format!(
+                        "--arch takes `compute_XX` (e.g. compute_90), not `{arch}`"
+                    ));
                 }
                 cli.arch = Some(arch);
             }
@@ -259,7 +261,11 @@ fn run<M>(
             cli.options.rounds,
             cli.options.warmup,
             cli.options.round_ms,
-            if cli.options.quick { ", quick sizes" } else { "" }
+            if cli.options.quick {
+                ", quick sizes"
+            } else {
+                ""
+            }
         ),
         ..Report::default()
     };
@@ -310,11 +316,23 @@ fn run<M>(
         } else if let Some(why) = &fatal {
             Row::not_run(bench.name, bench.about, Status::Skipped(why.clone()))
         } else if let Some(run) = bench.run {
-            let row = run_one(bench, run, &ctx, &stream, &ours, compiler.as_ref(), &timer, cli);
+            let row = run_one(
+                bench,
+                run,
+                &ctx,
+                &stream,
+                &ours,
+                compiler.as_ref(),
+                &timer,
+                cli,
+            );
             if let Status::Failed(why) = &row.status
                 && why.starts_with(FATAL_PREFIX)
             {
-                fatal = Some(format!("an earlier kernel fault ({}) ended the run", bench.name));
+                fatal = Some(format!(
+                    "an earlier kernel fault ({}) ended the run",
+                    bench.name
+                ));
             }
             row
         } else {
@@ -475,9 +493,15 @@ mod tests {
 
     #[test]
     fn command_line() {
-        let cli = parse(&args(&["--quick", "--only", "vecadd,saxpy", "--out", "/tmp/x"]))
-            .unwrap()
-            .unwrap();
+        let cli = parse(&args(&[
+            "--quick",
+            "--only",
+            "vecadd,saxpy",
+            "--out",
+            "/tmp/x",
+        ]))
+        .unwrap()
+        .unwrap();
         assert!(cli.options.quick);
         assert_eq!(cli.options.rounds, 5);
         assert_eq!(cli.only, ["vecadd", "saxpy"]);
@@ -489,10 +513,26 @@ mod tests {
         assert_eq!(cli.options.rounds, 9);
         assert_eq!(cli.arch.as_deref(), Some("compute_80"));
         assert!(parse(&args(&["--help"])).unwrap().is_none());
-        assert!(parse(&args(&["--rounds"])).unwrap_err().contains("needs a value"));
-        assert!(parse(&args(&["--rounds", "x"])).unwrap_err().contains("number"));
-        assert!(parse(&args(&["--arch", "sm_90"])).unwrap_err().contains("compute_XX"));
-        assert!(parse(&args(&["--frobnicate"])).unwrap_err().contains("unknown"));
+        assert!(
+            parse(&args(&["--rounds"]))
+                .unwrap_err()
+                .contains("needs a value")
+        );
+        assert!(
+            parse(&args(&["--rounds", "x"]))
+                .unwrap_err()
+                .contains("number")
+        );
+        assert!(
+            parse(&args(&["--arch", "sm_90"]))
+                .unwrap_err()
+                .contains("compute_XX")
+        );
+        assert!(
+            parse(&args(&["--frobnicate"]))
+                .unwrap_err()
+                .contains("unknown")
+        );
     }
 
     #[test]

@@ -223,10 +223,13 @@ impl Report {
             Status::Skipped(why) => return format!("{:<11} skipped: {why}", row.name),
         };
         let f = Figures::of(outcome, self.copy_gb_s);
-        let ms = |c| outcome.ms(c).map_or("-".to_owned(), |ms| format!("{ms:.4}"));
-        let num = |v: Option<f64>, digits: usize| {
-            v.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
+        let ms = |c| {
+            outcome
+                .ms(c)
+                .map_or("-".to_owned(), |ms| format!("{ms:.4}"))
         };
+        let num =
+            |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
         let check = if outcome.passed() {
             "ok".to_owned()
         } else {
@@ -597,8 +600,14 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 4);
         let columns = lines[0].split(',').count();
-        assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");
-        assert!(lines[1].starts_with("fast,ran,2^25 f32,1,2,1,2,1,"), "{csv}");
+        assert!(
+            lines.iter().all(|l| l.split(',').count() == columns),
+            "{csv}"
+        );
+        assert!(
+            lines[1].starts_with("fast,ran,2^25 f32,1,2,1,2,1,"),
+            "{csv}"
+        );
         assert_eq!(csv_field("a,b"), "\"a,b\"");
     }
 }

@@ -53,16 +53,66 @@ mod vecadd;
 pub fn all() -> Vec<Bench<ours::Module>> {
     vec![
         bench!(vecadd, "vecadd", "c = a + b, f32", ""),
-        bench!(saxpy, "saxpy", "out = alpha * x + y, f32 (fma only in CUDA C++)", ""),
-        bench!(rowsum, "rowsum", "a loop per thread summing one matrix row", ""),
+        bench!(
+            saxpy,
+            "saxpy",
+            "out = alpha * x + y, f32 (fma only in CUDA C++)",
+            ""
+        ),
+        bench!(
+            rowsum,
+            "rowsum",
+            "a loop per thread summing one matrix row",
+            ""
+        ),
         bench!(collatz, "collatz", "Collatz steps, u64 integer loop", ""),
-        bench!(iter_chain, "iter_chain", "zip/map/filter/sum over a row per thread", "core intrinsics of slice iterators"),
-        bench!(reduce, "reduce", "block sums: shared-memory tree, warp shuffles", "shared memory"),
-        bench!(histogram, "histogram", "256 bins: shared block bins, global atomics", "shared memory, atomics"),
-        bench!(scan, "scan", "inclusive prefix sum per 1024-thread block", "shared memory"),
-        bench!(transpose, "transpose", "32x33 shared tiles, 2-D launch", "shared memory"),
-        bench!(softmax, "softmax", "row softmax, a block per row", "shared memory, libdevice expf"),
-        bench!(sgemm, "sgemm", "16x16 shared tiles, one output per thread", "shared memory"),
-        bench!(stencil, "stencil", "7-point 1-D stencil with a shared halo", "shared memory"),
+        bench!(
+            iter_chain,
+            "iter_chain",
+            "zip/map/filter/sum over a row per thread",
+            "core intrinsics of slice iterators"
+        ),
+        bench!(
+            reduce,
+            "reduce",
+            "block sums: shared-memory tree, warp shuffles",
+            "shared memory"
+        ),
+        bench!(
+            histogram,
+            "histogram",
+            "256 bins: shared block bins, global atomics",
+            "shared memory, atomics"
+        ),
+        bench!(
+            scan,
+            "scan",
+            "inclusive prefix sum per 1024-thread block",
+            "shared memory"
+        ),
+        bench!(
+            transpose,
+            "transpose",
+            "32x33 shared tiles, 2-D launch",
+            "shared memory"
+        ),
+        bench!(
+            softmax,
+            "softmax",
+            "row softmax, a block per row",
+            "shared memory, libdevice expf"
+        ),
+        bench!(
+            sgemm,
+            "sgemm",
+            "16x16 shared tiles, one output per thread",
+            "shared memory"
+        ),
+        bench!(
+            stencil,
+            "stencil",
+            "7-point 1-D stencil with a shared halo",
+            "shared memory"
+        ),
     ]
 }

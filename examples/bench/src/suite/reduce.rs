@@ -17,7 +17,14 @@ fn block_sum(block: &[f32]) -> f32 {
     let mut offset = 16;
     while offset > 0 {
         lanes = (0..32)
-            .map(|t| lanes[t] + if t + offset < 32 { lanes[t + offset] } else { lanes[t] })
+            .map(|t| {
+                lanes[t]
+                    + if t + offset < 32 {
+                        lanes[t + offset]
+                    } else {
+                        lanes[t]
+                    }
+            })
             .collect();
         offset /= 2;
     }

@@ -1,4 +1,6 @@
-use bench_harness::{Arg, Ctx, Failure, Outcome, Spec, Tolerance, Work, count, grid_1d, ptr, u32_arg};
+use bench_harness::{
+    Arg, Ctx, Failure, Outcome, Spec, Tolerance, Work, count, grid_1d, ptr, u32_arg,
+};
 
 use crate::kernels::ours;
 
