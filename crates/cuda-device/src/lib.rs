@@ -18,6 +18,13 @@ pub mod sync;
 pub mod thread;
 pub mod warp;
 
-pub use cuda_macros::{device, kernel};
+pub use cuda_macros::{device, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
 pub use thread::ThreadIndex;
+
+/// What `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` puts at the start of a kernel: the codegen
+/// backend reads the bounds from this call's const arguments (`MIN_BLOCKS` 0: none asked for).
+/// It does nothing; not for direct use.
+#[doc(hidden)]
+#[inline(never)]
+pub fn launch_bounds_marker<const MAX_THREADS: usize, const MIN_BLOCKS: usize>() {}

@@ -7,7 +7,7 @@ fn compile_fail() {
 }
 
 mod accepted {
-    use cuda_device::{DisjointSlice, device, kernel, thread};
+    use cuda_device::{DisjointSlice, device, kernel, launch_bounds, thread};
 
     #[kernel]
     pub fn plain(a: &[f32], mut out: DisjointSlice<f32>) {
@@ -20,6 +20,20 @@ mod accepted {
     #[allow(clippy::needless_lifetimes, clippy::unused_unit)]
     pub fn unit_return_and_lifetime<'a>(a: &'a [u32], factor: u32) -> () {
         let _ = (a, factor);
+    }
+
+    #[kernel]
+    #[launch_bounds(256)]
+    pub fn bounded(a: &[f32]) {
+        let _ = a;
+    }
+
+    const BLOCK: u32 = 128;
+
+    #[launch_bounds(BLOCK, 2)]
+    #[kernel]
+    pub fn bounded_by_constants(a: &[f32]) {
+        let _ = a;
     }
 
     #[device]

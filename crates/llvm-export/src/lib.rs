@@ -28,7 +28,7 @@ mod symbols;
 mod types;
 
 pub use error::{ExportError, PtxError};
-pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel};
+pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel, set_launch_bounds};
 pub use llc::{
     LlvmTools, LlvmVersion, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools,
     find_ptxas, probe_llc,

@@ -76,6 +76,11 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
+    if function.is_kernel
+        && let Some(bounds) = super::launch_bounds::declared(body)?
+    {
+        func.set_launch_bounds(ctx, bounds);
+    }
     func.get_operation().insert_at_back(module_block, ctx);
     let entry = func
         .entry_block(ctx)
