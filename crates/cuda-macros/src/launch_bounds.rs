@@ -2,8 +2,9 @@
 //! `#[kernel]`: CUDA's `__launch_bounds__`, which become PTX `.maxntid` and `.minnctapersm`.
 //!
 //! The bounds reach the compiler as a call to the marker `cuda_device::launch_bounds_marker`
-//! at the start of the kernel, whose const generic arguments are the bounds: rustc evaluates
-//! them (they may name constants), and the codegen backend reads them from the kernel's MIR.
+//! at the start of the kernel, whose const generic arguments (`u32`, like CUDA's block sizes)
+//! are the bounds: rustc evaluates them (they may name constants), and the codegen backend
+//! reads them from the kernel's MIR.
 //! Literal bounds are checked here, with errors on the literal; other expressions by a
 //! constant assertion next to the marker, which rustc evaluates while type-checking.
 //!
@@ -119,33 +120,26 @@ fn literal(expr: &Expr) -> Result<Option<u64>> {
     }
 }
 
-/// Puts the marker call (and the check of non-literal bounds) first in the body.
+/// Puts the marker call first in the body, after a constant check of the bounds (which
+/// matters for named constants: literals were checked above, with better errors).
 fn insert_marker(func: &mut ItemFn, bounds: &Bounds) {
     let max = &bounds.max_threads;
-    let check_max = quote_spanned! {max.span()=>
-        const _: () = ::core::assert!(
-            (#max) as usize >= 1 && (#max) as usize <= 1024,
-            "#[launch_bounds]: a block has 1 to 1024 threads"
-        );
+    let (min, given_min) = match &bounds.min_blocks {
+        Some(min) => (quote!(#min), quote!(::core::option::Option::Some(#min))),
+        None => (quote!(0), quote!(::core::option::Option::None)),
     };
-    let (min, check_min) = match &bounds.min_blocks {
-        Some(min) => (
-            quote!(#min),
-            quote_spanned! {min.span()=>
-                const _: () = ::core::assert!(
-                    (#min) as usize >= 1,
-                    "#[launch_bounds]: the minimum blocks per multiprocessor is at least 1"
-                );
-            },
-        ),
-        None => (quote!(0), quote!()),
-    };
+    let span = bounds.min_blocks.as_ref().map_or(max.span(), |min| {
+        max.span().join(min.span()).unwrap_or(max.span())
+    });
+    let check: syn::Stmt = syn::parse2(quote_spanned! {span=>
+        const _: () = ::cuda_device::check_launch_bounds(#max, #given_min);
+    })
+    .expect("a const item is a statement");
     let marker: syn::Stmt = syn::parse_quote! {
-        ::cuda_device::launch_bounds_marker::<{ (#max) as usize }, { (#min) as usize }>();
+        ::cuda_device::launch_bounds_marker::<{ #max }, { #min }>();
     };
-    let checks: syn::Stmt = syn::parse_quote!({ #check_max #check_min });
     func.block.stmts.insert(0, marker);
-    func.block.stmts.insert(0, checks);
+    func.block.stmts.insert(0, check);
 }
 
 #[cfg(test)]
@@ -170,7 +164,7 @@ mod tests {
         let marker = out.find("launch_bounds_marker").unwrap();
         assert!(marker < out.find("body ()").unwrap(), "{out}");
         assert!(
-            out.contains("launch_bounds_marker :: < { (256) as usize } , { (2) as usize } >"),
+            out.contains("launch_bounds_marker :: < { 256 } , { 2 } >"),
             "{out}"
         );
         assert!(out.contains("# [kernel]"), "{out}");
@@ -189,11 +183,17 @@ mod tests {
             .to_string();
         assert!(out.contains("# [inline]"), "{out}");
         assert!(
-            out.contains("launch_bounds_marker :: < { (BLOCK) as usize } , { (0) as usize } >"),
+            out.contains("launch_bounds_marker :: < { BLOCK } , { 0 } >"),
             "{out}"
         );
         // A named constant is checked by rustc.
-        assert!(out.contains("const _ : () = :: core :: assert !"), "{out}");
+        assert!(
+            out.contains(
+                "const _ : () = :: cuda_device :: check_launch_bounds (BLOCK , :: core :: \
+                 option :: Option :: None) ;"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -1,15 +1,15 @@
 //! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel.
 //!
 //! The attribute macro puts a call to the marker `cuda_device::launch_bounds_marker::<MAX,
-//! MIN>()` (an empty function) at the start of the kernel; its const generic arguments carry
-//! the bounds, already evaluated by rustc (they may name constants). The kernel's `mir.func`
+//! MIN>()` (an empty function) at the start of the kernel; its `u32` const generic arguments
+//! carry the bounds, already evaluated by rustc (they may name constants). The kernel's `mir.func`
 //! gets them as attributes; the call itself is an ordinary call to an empty function, which the
 //! optimiser removes.
 
 use dialect_mir::ops::{LaunchBounds, MAX_THREADS_PER_BLOCK};
 use rustc_public::CrateDef;
 use rustc_public::mir::{Body, TerminatorKind};
-use rustc_public::ty::GenericArgKind;
+use rustc_public::ty::{GenericArgKind, TyConstKind};
 
 use super::error::{TResult, unsupported};
 
@@ -33,13 +33,16 @@ pub fn declared(body: &Body) -> TResult<Option<LaunchBounds>> {
             continue;
         }
         let value = |index: usize| match args.0.get(index) {
-            Some(GenericArgKind::Const(c)) => c.eval_target_usize().ok(),
+            Some(GenericArgKind::Const(c)) => match c.kind() {
+                TyConstKind::Value(_, bytes) => bytes.read_uint().ok(),
+                _ => None,
+            },
             _ => None,
         };
         let (Some(max_threads), Some(min_blocks)) = (value(0), value(1)) else {
             unsupported!("launch bounds that are not constants")
         };
-        if !(1..=u64::from(MAX_THREADS_PER_BLOCK)).contains(&max_threads) {
+        if !(1..=u128::from(MAX_THREADS_PER_BLOCK)).contains(&max_threads) {
             unsupported!(
                 "launch bounds of {max_threads} threads per block (1 to {MAX_THREADS_PER_BLOCK} \
                  are possible)"
