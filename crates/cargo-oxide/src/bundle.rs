@@ -17,6 +17,8 @@ pub struct Bundle {
     pub dir: PathBuf,
     /// The examples in it.
     pub examples: Vec<String>,
+    /// The examples left out, with why (their `pending` reason).
+    pub pending: Vec<(String, String)>,
 }
 
 /// `dir`, relative to the repository root unless absolute.
@@ -30,7 +32,15 @@ pub fn resolve_dir(dir: &Path) -> Result<PathBuf, OxideError> {
 
 /// Builds every example and the benchmark suite, and fills the bundle folder.
 pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
-    let examples = runnable_examples(&backend::repo_root()?.join("examples"));
+    let examples_dir = backend::repo_root()?.join("examples");
+    let mut examples = Vec::new();
+    let mut pending = Vec::new();
+    for name in runnable_examples(&examples_dir) {
+        match pending_reason(&examples_dir.join(&name).join("Cargo.toml")) {
+            Some(reason) => pending.push((name, reason)),
+            None => examples.push(name),
+        }
+    }
     let dir = resolve_dir(&options.out)?;
     let io = |path: &Path| {
         let path = path.to_owned();
@@ -53,10 +63,32 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
         place(&built.artifact_dir, name, &dir)?;
     }
     let script = dir.join("run.sh");
-    std::fs::write(&script, runner_script(&examples)).map_err(io(&script))?;
+    std::fs::write(&script, runner_script(&examples, &pending)).map_err(io(&script))?;
     set_executable(&script).map_err(io(&script))?;
     bench::build_into(&dir, &[], options.arch.clone())?;
-    Ok(Bundle { dir, examples })
+    Ok(Bundle {
+        dir,
+        examples,
+        pending,
+    })
+}
+
+/// The `pending = "..."` reason of an example's `[package.metadata.cuda-oxide]`: an example
+/// written for a compiler feature that has not landed yet, left out of the bundle.
+fn pending_reason(manifest: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let mut in_section = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_section = line == "[package.metadata.cuda-oxide]";
+        } else if in_section
+            && let Some(value) = line.strip_prefix("pending")
+            && let Some(value) = value.trim_start().strip_prefix('=')
+        {
+            return Some(value.trim().trim_matches('"').to_owned());
+        }
+    }
+    None
 }
 
 /// Copies the binary `name` and its `.ptx` from `artifact_dir` into the bundle folder `dir`.
@@ -91,7 +123,14 @@ fn runnable_examples(dir: &Path) -> Vec<String> {
 /// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in
 /// `$OUT` when set, as the device machine provides, else `logs/`), and ends with
 /// `N passed, N failed`; it exits non-zero when any failed.
-fn runner_script(examples: &[String]) -> String {
+fn runner_script(examples: &[String], pending: &[(String, String)]) -> String {
+    let skipped: String = pending
+        .iter()
+        .map(|(name, reason)| {
+            let line = format!("SKIP {name}: {reason}").replace('\'', "");
+            format!("echo '{line}'\n")
+        })
+        .collect();
     format!(
         r#"#!/usr/bin/env bash
 # Runs every cuda-oxide example of this bundle on the local GPU.
@@ -102,7 +141,7 @@ logs="${{OUT:-logs}}"
 mkdir -p "$logs"
 passed=0
 failed=0
-for example in {examples}; do
+{skipped}for example in {examples}; do
     start=$(date +%s%N)
     if "./$example" >"$logs/$example.log" 2>&1; then
         status=PASS
@@ -142,7 +181,14 @@ mod tests {
 
     #[test]
     fn script_runs_every_example_and_summarises() {
-        let script = runner_script(&["vecadd".into(), "casts".into()]);
+        let script = runner_script(
+            &["vecadd".into(), "casts".into()],
+            &[("printf".into(), "needs string constants".into())],
+        );
+        assert!(
+            script.contains("echo 'SKIP printf: needs string constants'"),
+            "{script}"
+        );
         assert!(
             script.contains("for example in vecadd casts; do"),
             "{script}"
@@ -164,6 +210,22 @@ mod tests {
         std::fs::write(dir.join("bench/src/main.rs"), "fn main() {}").unwrap();
         std::fs::write(dir.join("lib/src/lib.rs"), "").unwrap();
         assert_eq!(runnable_examples(&dir), vec!["app".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn pending_examples_say_why() {
+        let dir = std::env::temp_dir().join(format!("oxide-pending-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("Cargo.toml");
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"p\"\n\n[package.metadata.cuda-oxide]\npending = \"needs X\"\n",
+        )
+        .unwrap();
+        assert_eq!(pending_reason(&manifest).as_deref(), Some("needs X"));
+        std::fs::write(&manifest, "[package]\nname = \"p\"\npending = \"no\"\n").unwrap();
+        assert_eq!(pending_reason(&manifest), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

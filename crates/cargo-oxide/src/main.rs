@@ -41,6 +41,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Bundle(options) => bundle::bundle(&options).map(|bundle| {
+            for (name, reason) in &bundle.pending {
+                eprintln!("cargo oxide: left out example `{name}`: {reason}");
+            }
             eprintln!(
                 "cargo oxide: bundled {} example(s) and the benchmark suite in {}; run \
                  {}/run.sh (examples) and {}/bench.sh (benchmarks) on a machine with a GPU",

@@ -14,11 +14,12 @@
 
 mod disjoint_slice;
 mod intrinsic;
+pub mod printf;
 pub mod sync;
 pub mod thread;
 pub mod warp;
 
-pub use cuda_macros::{device, kernel, launch_bounds};
+pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
 pub use thread::ThreadIndex;
 

@@ -131,7 +131,10 @@ pub fn collect_device_functions<'tcx>(
                     caller_of.insert(callee, Some(instance));
                     worklist.push_back((callee, false));
                 }
-                CalleeRule::IntrinsicStub | CalleeRule::Panic | CalleeRule::UbCheck => {}
+                CalleeRule::IntrinsicStub
+                | CalleeRule::External
+                | CalleeRule::Panic
+                | CalleeRule::UbCheck => {}
                 CalleeRule::Forbidden { reason } => {
                     let mut chain = vec![callee, instance];
                     let mut cursor = instance;
