@@ -44,6 +44,13 @@ pub struct FnTranslator<'a> {
     trap_block: Option<Ptr<BasicBlock>>,
 }
 
+impl FnTranslator<'_> {
+    /// The `mir.func` being built.
+    pub(crate) fn current_function(&self) -> FuncOp {
+        self.func
+    }
+}
+
 /// Translates `function` into a `mir.func` appended to `module_block`.
 pub fn translate_function(
     ctx: &mut Context,

@@ -15,6 +15,7 @@ pub mod body;
 pub mod call;
 pub mod core_intrinsic;
 pub mod error;
+pub mod external;
 pub mod gpu_intrinsic;
 pub mod launch_bounds;
 pub mod math;
