@@ -54,9 +54,9 @@ impl Default for Options {
 }
 
 /// How two results must agree.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Tolerance {
-    /// Equal values (`==`; NaN equals NaN).
+    /// Bit-identical (for floats: the same bits, so `-0.0` differs from `0.0`).
     Exact,
     /// `|got - expected| <= abs + rel * |expected|`.
     Close {
@@ -70,7 +70,7 @@ pub enum Tolerance {
 impl std::fmt::Display for Tolerance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Tolerance::Exact => f.write_str("exact"),
+            Tolerance::Exact => f.write_str("bit-exact"),
             Tolerance::Close { rel, abs } => write!(f, "within {abs:e} + {rel:e}·|x|"),
         }
     }
@@ -84,11 +84,14 @@ pub trait Value: DeviceRepr + ValidAsZeroBits + Copy + Debug + Unpin + 'static {
 
 impl Value for f32 {
     fn agrees(&self, expected: &Self, tolerance: Tolerance) -> bool {
+        if self.to_bits() == expected.to_bits() {
+            return true;
+        }
         if self.is_nan() || expected.is_nan() {
-            return self.is_nan() && expected.is_nan();
+            return self.is_nan() && expected.is_nan() && tolerance != Tolerance::Exact;
         }
         match tolerance {
-            Tolerance::Exact => self == expected,
+            Tolerance::Exact => false,
             Tolerance::Close { rel, abs } => {
                 let (got, want) = (f64::from(*self), f64::from(*expected));
                 self == expected || (got - want).abs() <= abs + rel * want.abs()
@@ -384,6 +387,7 @@ mod tests {
         assert!(!1.0f32.agrees(&1.000_001, Tolerance::Exact));
         assert!(f32::NAN.agrees(&f32::NAN, Tolerance::Exact));
         assert!(!f32::NAN.agrees(&1.0, Tolerance::Exact));
+        assert!(!0.0f32.agrees(&-0.0, Tolerance::Exact));
         let close = Tolerance::Close {
             rel: 1e-5,
             abs: 1e-6,
@@ -391,6 +395,8 @@ mod tests {
         assert!(100.0f32.agrees(&100.000_5, close));
         assert!(!100.0f32.agrees(&100.01, close));
         assert!(0.0f32.agrees(&5e-7, close));
+        assert!(0.0f32.agrees(&-0.0, close));
+        assert!((-f32::NAN).agrees(&f32::NAN, close));
         assert!(3u32.agrees(&3, close) && !3u32.agrees(&4, close));
     }
 
