@@ -28,4 +28,11 @@ for ptx in target/gpu-bundle/*.ptx; do
 done
 
 echo "== benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"
+# NVRTC from PyPI (`pip install nvidia-cuda-nvrtc`), when there, compiles the .cu files here too.
+if [ -z "${CUDA_OXIDE_NVRTC:-}" ]; then
+    nvrtc=$(python3 -c "import glob,site;print(next(iter(sorted(glob.glob(site.getsitepackages()[0]+'/nvidia/*/lib/libnvrtc.so.*'))),''))")
+    if [ -n "$nvrtc" ]; then
+        export CUDA_OXIDE_NVRTC="$nvrtc"
+    fi
+fi
 target/gpu-bundle/bench --list
