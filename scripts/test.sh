@@ -18,6 +18,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 echo "== tests"
 cargo test --workspace
+cargo test --manifest-path examples/Cargo.toml -p bench-harness
 
 echo "== examples: build the GPU bundle, check its PTX with ptxas"
 cargo oxide bundle
@@ -25,3 +26,13 @@ for ptx in target/gpu-bundle/*.ptx; do
     "$PTXAS" -arch=sm_90 "$ptx" -o /dev/null
     echo "ptxas ok: $ptx"
 done
+
+echo "== benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"
+# NVRTC from PyPI (`pip install nvidia-cuda-nvrtc`), when there, compiles the .cu files here too.
+if [ -z "${CUDA_OXIDE_NVRTC:-}" ]; then
+    nvrtc=$(python3 -c "import glob,site;print(next(iter(sorted(glob.glob(site.getsitepackages()[0]+'/nvidia/*/lib/libnvrtc.so.*'))),''))")
+    if [ -n "$nvrtc" ]; then
+        export CUDA_OXIDE_NVRTC="$nvrtc"
+    fi
+fi
+target/gpu-bundle/bench --list

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::backend;
+use crate::bench::{self, BENCH_CRATE};
 use crate::cli::{BuildTarget, BundleOptions};
 use crate::error::OxideError;
 use crate::user_build;
@@ -16,16 +17,31 @@ pub struct Bundle {
     pub dir: PathBuf,
     /// The examples in it.
     pub examples: Vec<String>,
+    /// The examples left out, with why (their `pending` reason).
+    pub pending: Vec<(String, String)>,
 }
 
-/// Builds every example and fills the bundle folder.
-pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
-    let examples = runnable_examples(&backend::repo_root()?.join("examples"));
-    let dir = if options.out.is_absolute() {
-        options.out.clone()
+/// `dir`, relative to the repository root unless absolute.
+pub fn resolve_dir(dir: &Path) -> Result<PathBuf, OxideError> {
+    Ok(if dir.is_absolute() {
+        dir.to_owned()
     } else {
-        backend::repo_root()?.join(&options.out)
-    };
+        backend::repo_root()?.join(dir)
+    })
+}
+
+/// Builds every example and the benchmark suite, and fills the bundle folder.
+pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
+    let examples_dir = backend::repo_root()?.join("examples");
+    let mut examples = Vec::new();
+    let mut pending = Vec::new();
+    for name in runnable_examples(&examples_dir) {
+        match pending_reason(&examples_dir.join(&name).join("Cargo.toml")) {
+            Some(reason) => pending.push((name, reason)),
+            None => examples.push(name),
+        }
+    }
+    let dir = resolve_dir(&options.out)?;
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| OxideError::Io { path, source }
@@ -40,37 +56,81 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             manifest_path: None,
             release: options.release,
             arch: options.arch.clone(),
+            features: Vec::new(),
             verbose: false,
         };
         let built = user_build::build(&target)?;
-        let binary = built.artifact_dir.join(name);
-        let copy = dir.join(name);
-        std::fs::copy(&binary, &copy).map_err(io(&binary))?;
-        // Debug info makes the binaries too big to carry; the GPU run does not need it.
-        let _ = Command::new("strip")
-            .arg("--strip-debug")
-            .arg(&copy)
-            .status();
-        let ptx = built.artifact_dir.join(format!("{name}.ptx"));
-        if ptx.is_file() {
-            std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
-        }
+        place(&built.artifact_dir, name, &dir)?;
     }
     let script = dir.join("run.sh");
-    std::fs::write(&script, runner_script(&examples)).map_err(io(&script))?;
+    std::fs::write(&script, runner_script(&examples, &pending)).map_err(io(&script))?;
     set_executable(&script).map_err(io(&script))?;
-    Ok(Bundle { dir, examples })
+    bench::build_into(&dir, &[], options.arch.clone())?;
+    Ok(Bundle {
+        dir,
+        examples,
+        pending,
+    })
 }
 
-/// The examples with a program to run (a `src/main.rs`), sorted.
+/// The `pending = "..."` reason of an example's `[package.metadata.cuda-oxide]`: an example
+/// written for a compiler feature that has not landed yet, left out of the bundle.
+fn pending_reason(manifest: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let mut in_section = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_section = line == "[package.metadata.cuda-oxide]";
+        } else if in_section
+            && let Some(value) = line.strip_prefix("pending")
+            && let Some(value) = value.trim_start().strip_prefix('=')
+        {
+            return Some(value.trim().trim_matches('"').to_owned());
+        }
+    }
+    None
+}
+
+/// Copies the binary `name` and its `.ptx` from `artifact_dir` into the bundle folder `dir`.
+pub fn place(artifact_dir: &Path, name: &str, dir: &Path) -> Result<(), OxideError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| OxideError::Io { path, source }
+    };
+    let binary = artifact_dir.join(name);
+    let copy = dir.join(name);
+    std::fs::copy(&binary, &copy).map_err(io(&binary))?;
+    // Debug info makes the binaries too big to carry; the GPU run does not need it.
+    let _ = Command::new("strip")
+        .arg("--strip-debug")
+        .arg(&copy)
+        .status();
+    let ptx = artifact_dir.join(format!("{name}.ptx"));
+    if ptx.is_file() {
+        std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
+    }
+    Ok(())
+}
+
+/// The examples with a program to run (a `src/main.rs`), sorted; the benchmark suite has its
+/// own script.
 fn runnable_examples(dir: &Path) -> Vec<String> {
-    user_build::subdirs_holding(dir, "src/main.rs")
+    let mut examples = user_build::subdirs_holding(dir, "src/main.rs");
+    examples.retain(|name| name != BENCH_CRATE);
+    examples
 }
 
 /// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in
 /// `$OUT` when set, as the device machine provides, else `logs/`), and ends with
 /// `N passed, N failed`; it exits non-zero when any failed.
-fn runner_script(examples: &[String]) -> String {
+fn runner_script(examples: &[String], pending: &[(String, String)]) -> String {
+    let skipped: String = pending
+        .iter()
+        .map(|(name, reason)| {
+            let line = format!("SKIP {name}: {reason}").replace('\'', "");
+            format!("echo '{line}'\n")
+        })
+        .collect();
     format!(
         r#"#!/usr/bin/env bash
 # Runs every cuda-oxide example of this bundle on the local GPU.
@@ -81,7 +141,7 @@ logs="${{OUT:-logs}}"
 mkdir -p "$logs"
 passed=0
 failed=0
-for example in {examples}; do
+{skipped}for example in {examples}; do
     start=$(date +%s%N)
     if "./$example" >"$logs/$example.log" 2>&1; then
         status=PASS
@@ -105,13 +165,13 @@ echo "$passed passed, $failed failed"
 }
 
 #[cfg(unix)]
-fn set_executable(path: &Path) -> std::io::Result<()> {
+pub fn set_executable(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
 }
 
 #[cfg(not(unix))]
-fn set_executable(_path: &Path) -> std::io::Result<()> {
+pub fn set_executable(_path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
@@ -121,7 +181,14 @@ mod tests {
 
     #[test]
     fn script_runs_every_example_and_summarises() {
-        let script = runner_script(&["vecadd".into(), "casts".into()]);
+        let script = runner_script(
+            &["vecadd".into(), "casts".into()],
+            &[("printf".into(), "needs string constants".into())],
+        );
+        assert!(
+            script.contains("echo 'SKIP printf: needs string constants'"),
+            "{script}"
+        );
         assert!(
             script.contains("for example in vecadd casts; do"),
             "{script}"
@@ -138,9 +205,27 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxide-bundle-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("app/src")).unwrap();
         std::fs::create_dir_all(dir.join("lib/src")).unwrap();
+        std::fs::create_dir_all(dir.join("bench/src")).unwrap();
         std::fs::write(dir.join("app/src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(dir.join("bench/src/main.rs"), "fn main() {}").unwrap();
         std::fs::write(dir.join("lib/src/lib.rs"), "").unwrap();
         assert_eq!(runnable_examples(&dir), vec!["app".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn pending_examples_say_why() {
+        let dir = std::env::temp_dir().join(format!("oxide-pending-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("Cargo.toml");
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"p\"\n\n[package.metadata.cuda-oxide]\npending = \"needs X\"\n",
+        )
+        .unwrap();
+        assert_eq!(pending_reason(&manifest).as_deref(), Some("needs X"));
+        std::fs::write(&manifest, "[package]\nname = \"p\"\npending = \"no\"\n").unwrap();
+        assert_eq!(pending_reason(&manifest), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -22,8 +22,11 @@ pub enum Command {
     /// LLVM IR and PTX, written into a folder.
     Pipeline(PipelineOptions),
     /// Build every example and gather the binaries, their PTX and a runner script in one
-    /// folder that can be carried to a machine with a GPU.
+    /// folder that can be carried to a machine with a GPU (the benchmark suite included).
     Bundle(BundleOptions),
+    /// Build the benchmark suite (`examples/bench`, release) into the GPU bundle folder, with
+    /// `bench.sh` to run it there; `--run` also runs it here.
+    Bench(BenchOptions),
 }
 
 /// `cargo oxide run`: what to build, and the program's arguments.
@@ -65,6 +68,32 @@ pub struct BundleOptions {
     pub arch: Option<String>,
 }
 
+/// `cargo oxide bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchOptions {
+    /// The bundle folder to put `bench` and `bench.sh` in (other files there are kept).
+    #[arg(long, value_name = "DIR", default_value = "target/gpu-bundle")]
+    pub out: PathBuf,
+
+    /// Benchmarks to add to the default ones (cargo features of `examples/bench`, e.g.
+    /// `reduce,scan`; `all` for every one).
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub features: Vec<String>,
+
+    /// The GPU architecture to compile kernels for.
+    #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
+    pub arch: Option<String>,
+
+    /// Then run the suite here with these arguments (see `bench --help`), e.g.
+    /// `cargo oxide bench --run -- --list`.
+    #[arg(long)]
+    pub run: bool,
+
+    /// Arguments for the benchmark binary (with `--run`).
+    #[arg(last = true)]
+    pub args: Vec<std::ffi::OsString>,
+}
+
 /// Which crate to build, and how.
 #[derive(Debug, Clone, Args)]
 pub struct BuildTarget {
@@ -83,6 +112,10 @@ pub struct BuildTarget {
     /// The GPU architecture to compile kernels for (overrides `CUDA_OXIDE_TARGET`).
     #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
     pub arch: Option<String>,
+
+    /// Cargo features of the crate to enable (comma-separated or repeated).
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub features: Vec<String>,
 
     /// Print what the backend collects and how long each stage takes
     /// (the same as `CUDA_OXIDE_VERBOSE=1`).
@@ -133,6 +166,33 @@ mod tests {
         let parsed =
             Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--manifest-path", "x"]);
         assert!(parsed.is_err());
+    }
+
+    #[test]
+    fn features_and_bench_arguments() {
+        let parsed = Cli::try_parse_from([
+            "cargo-oxide",
+            "bench",
+            "--features",
+            "reduce,scan",
+            "--features",
+            "sgemm",
+            "--run",
+            "--",
+            "--quick",
+        ])
+        .unwrap();
+        let Command::Bench(options) = parsed.command else {
+            panic!("not the bench command");
+        };
+        assert_eq!(options.features, ["reduce", "scan", "sgemm"]);
+        assert!(options.run);
+        assert_eq!(options.args, ["--quick"]);
+        let parsed = Cli::try_parse_from(["cargo-oxide", "build", "bench", "--features", "all"]);
+        let Command::Build(target) = parsed.unwrap().command else {
+            panic!("not the build command");
+        };
+        assert_eq!(target.features, ["all"]);
     }
 
     #[test]

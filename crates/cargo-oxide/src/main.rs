@@ -4,6 +4,7 @@
 //! installed `cargo-oxide` binary (cargo then passes `oxide` as the first argument).
 
 mod backend;
+mod bench;
 mod bundle;
 mod cli;
 mod error;
@@ -41,14 +42,20 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Bundle(options) => bundle::bundle(&options).map(|bundle| {
+            for (name, reason) in &bundle.pending {
+                eprintln!("cargo oxide: left out example `{name}`: {reason}");
+            }
             eprintln!(
-                "cargo oxide: bundled {} example(s) in {}; run {}/run.sh on a machine with a GPU",
+                "cargo oxide: bundled {} example(s) and the benchmark suite in {}; run \
+                 {}/run.sh (examples) and {}/bench.sh (benchmarks) on a machine with a GPU",
                 bundle.examples.len(),
+                bundle.dir.display(),
                 bundle.dir.display(),
                 bundle.dir.display()
             );
             ExitCode::SUCCESS
         }),
+        Command::Bench(options) => bench::bench(&options),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error}");

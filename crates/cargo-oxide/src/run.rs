@@ -24,6 +24,9 @@ pub fn run(target: &RunTarget) -> Result<ExitCode, OxideError> {
     if build.release {
         cargo.arg("--release");
     }
+    if !build.features.is_empty() {
+        cargo.arg("--features").arg(build.features.join(","));
+    }
     cargo.arg("--").args(&target.args);
     let status = cargo.status().map_err(|source| OxideError::Spawn {
         command: "cargo run".into(),

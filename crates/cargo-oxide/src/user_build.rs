@@ -128,6 +128,9 @@ fn cargo_build(
     if target.release {
         cargo.arg("--release");
     }
+    if !target.features.is_empty() {
+        cargo.arg("--features").arg(target.features.join(","));
+    }
     let status = cargo.status().map_err(|source| OxideError::Spawn {
         command: "cargo build".into(),
         source,

@@ -14,10 +14,34 @@
 
 mod disjoint_slice;
 mod intrinsic;
+pub mod printf;
 pub mod sync;
 pub mod thread;
 pub mod warp;
 
-pub use cuda_macros::{device, kernel};
+pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
 pub use thread::ThreadIndex;
+
+/// What `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` puts at the start of a kernel: the codegen
+/// backend reads the bounds from this call's const arguments (`MIN_BLOCKS` 0: none asked for).
+/// It does nothing; not for direct use.
+#[doc(hidden)]
+#[inline(never)]
+pub fn launch_bounds_marker<const MAX_THREADS: u32, const MIN_BLOCKS: u32>() {}
+
+/// The check `#[launch_bounds]` evaluates at compile time, for bounds that are named
+/// constants (literals are checked by the macro itself). Not for direct use.
+#[doc(hidden)]
+pub const fn check_launch_bounds(max_threads: u32, min_blocks: Option<u32>) {
+    assert!(
+        max_threads >= 1 && max_threads <= 1024,
+        "#[launch_bounds]: a block has 1 to 1024 threads"
+    );
+    if let Some(min) = min_blocks {
+        assert!(
+            min >= 1,
+            "#[launch_bounds]: the minimum blocks per multiprocessor is at least 1"
+        );
+    }
+}

@@ -47,9 +47,10 @@ special_registers! {
 
 /// A thread's global index along x: `blockIdx.x * blockDim.x + threadIdx.x`.
 ///
-/// Only [`index_1d`] makes one, so two threads of a launch never hold the same `ThreadIndex`;
-/// that is what lets [`DisjointSlice::get_mut`](crate::DisjointSlice::get_mut) hand each thread
-/// a `&mut` to its own element without a data race.
+/// Only [`index_1d`] (in a 1-D launch), [`index_2d`] and [`index_3d`] make one, so two threads
+/// of a launch never hold the same `ThreadIndex`; that is what lets
+/// [`DisjointSlice::get_mut`](crate::DisjointSlice::get_mut) hand each thread a `&mut` to its
+/// own element without a data race.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ThreadIndex(usize);
 
@@ -68,4 +69,41 @@ pub fn index_1d() -> ThreadIndex {
     let width = blockDim_x() as usize;
     let thread = threadIdx_x() as usize;
     ThreadIndex(block * width + thread)
+}
+
+/// This thread's global coordinates `(x, y)` in a 2-D launch: `blockIdx * blockDim + threadIdx`
+/// along each axis (CUDA's `blockIdx.x * blockDim.x + threadIdx.x`, and the same for `y`).
+#[inline]
+pub fn global_2d() -> (usize, usize) {
+    let x = blockIdx_x() as usize * blockDim_x() as usize + threadIdx_x() as usize;
+    let y = blockIdx_y() as usize * blockDim_y() as usize + threadIdx_y() as usize;
+    (x, y)
+}
+
+/// This thread's global coordinates `(x, y, z)` in a 3-D launch.
+#[inline]
+pub fn global_3d() -> (usize, usize, usize) {
+    let (x, y) = global_2d();
+    let z = blockIdx_z() as usize * blockDim_z() as usize + threadIdx_z() as usize;
+    (x, y, z)
+}
+
+/// This thread's element of a row-major 2-D array with rows of `width` elements, in a 2-D
+/// launch: `y * width + x` from [`global_2d`]. `None` for a thread whose `x` is past the end
+/// of the row (the grid is usually rounded up to whole blocks), so that no two threads get the
+/// same index: a [`DisjointSlice`](crate::DisjointSlice) of the array hands each thread its
+/// own element. (Use one indexing scheme per kernel: `index_1d` ignores `y` and `z`.)
+#[inline]
+pub fn index_2d(width: usize) -> Option<ThreadIndex> {
+    let (x, y) = global_2d();
+    (x < width).then(|| ThreadIndex(y * width + x))
+}
+
+/// This thread's element of a 3-D array of `depth` planes of `height` rows of `width`
+/// elements, in a 3-D launch: `(z * height + y) * width + x` from [`global_3d`]. `None` for a
+/// thread whose `x` or `y` is past its row or plane, as for [`index_2d`].
+#[inline]
+pub fn index_3d(width: usize, height: usize) -> Option<ThreadIndex> {
+    let (x, y, z) = global_3d();
+    (x < width && y < height).then(|| ThreadIndex((z * height + y) * width + x))
 }

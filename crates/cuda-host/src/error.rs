@@ -107,6 +107,17 @@ pub enum Error {
         source: DriverFailure,
     },
 
+    /// A launch configuration the kernel cannot run with, refused before the driver sees it.
+    #[error("cannot launch kernel `{kernel}` with {config}: {problem}")]
+    BadLaunchConfig {
+        /// The kernel being launched.
+        kernel: &'static str,
+        /// The grid and block dimensions asked for.
+        config: String,
+        /// What is wrong, and what to do.
+        problem: String,
+    },
+
     /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
     /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
     #[error(

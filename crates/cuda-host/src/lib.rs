@@ -42,7 +42,9 @@
 mod driver;
 mod error;
 mod module;
+pub mod nvrtc;
 mod param;
+pub mod timing;
 
 pub use cuda_macros::cuda_module;
 pub use cudarc;

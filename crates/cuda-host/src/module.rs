@@ -108,11 +108,22 @@ impl PtxModule {
             .map_err(|e| classify(e, "binding the context to this thread"))?;
         // SAFETY: the module is loaded on the bound context.
         match unsafe { result::module::get_function(self.handle.module, c_name) } {
-            Ok(function) => Ok(Kernel {
-                module: Arc::clone(&self.handle),
-                function,
-                name,
-            }),
+            Ok(function) => {
+                // SAFETY: the function was just looked up in the loaded module.
+                let max_threads = unsafe {
+                    result::function::get_function_attribute(
+                        function,
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                    )
+                }
+                .map_err(|e| classify(e, "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)"))?;
+                Ok(Kernel {
+                    module: Arc::clone(&self.handle),
+                    function,
+                    name,
+                    max_threads_per_block: u32::try_from(max_threads).unwrap_or(0),
+                })
+            }
             Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(missing()),
             Err(e) => Err(classify(e, "cuModuleGetFunction")),
         }
@@ -125,6 +136,9 @@ pub struct Kernel {
     module: Arc<ModuleHandle>,
     function: sys::CUfunction,
     name: &'static str,
+    /// The most threads a block of this kernel may have: its `#[launch_bounds]`, or what its
+    /// register use allows on this device.
+    max_threads_per_block: u32,
 }
 
 // SAFETY: see `ModuleHandle`; a function handle lives as long as its module, which `module`
@@ -137,6 +151,12 @@ impl Kernel {
     /// The kernel's name (its PTX `.entry`).
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The most threads per block this kernel can be launched with on its device: its
+    /// `#[launch_bounds]` if it has one, else the hardware's limit reduced by its register use.
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.max_threads_per_block
     }
 
     /// Queues the kernel on `stream` with `args`. Returns when the launch is queued, not when
@@ -162,6 +182,7 @@ impl Kernel {
                 pushed,
             });
         }
+        check_config(self.name, &cfg, self.max_threads_per_block)?;
         if stream.context().cu_ctx() != self.module.ctx.cu_ctx() {
             return Err(Error::Launch {
                 kernel: self.name,
@@ -204,6 +225,32 @@ impl Kernel {
             }
         })
     }
+}
+
+/// Refuses, with a message that says why, a launch the driver would refuse with a bare
+/// `CUDA_ERROR_INVALID_VALUE`: an empty grid or block, or a block larger than the kernel allows.
+fn check_config(kernel: &'static str, cfg: &LaunchConfig, max_threads: u32) -> Result<(), Error> {
+    let bad = |problem: String| Error::BadLaunchConfig {
+        kernel,
+        config: format!("grid {:?} and block {:?}", cfg.grid_dim, cfg.block_dim),
+        problem,
+    };
+    let (bx, by, bz) = cfg.block_dim;
+    let (gx, gy, gz) = cfg.grid_dim;
+    if [gx, gy, gz, bx, by, bz].contains(&0) {
+        return Err(bad(
+            "every grid and block dimension must be at least 1 (a 1-D launch is `(n, 1, 1)`)"
+                .into(),
+        ));
+    }
+    let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+    if max_threads > 0 && threads > u64::from(max_threads) {
+        return Err(bad(format!(
+            "a block of {threads} threads is more than the {max_threads} this kernel allows \
+             (its #[launch_bounds], or the registers it needs); launch smaller blocks"
+        )));
+    }
+    Ok(())
 }
 
 /// The kernel most recently launched through cuda-host in this process: the one a fault seen
@@ -287,6 +334,23 @@ mod tests {
             "line 3: bad\nptxas info    : 0 bytes gmem"
         );
         assert_eq!(jit_log(&[0; 8], &[0; 8]), "");
+    }
+
+    #[test]
+    fn launch_configs_are_checked_against_the_kernel() {
+        let cfg = |grid, block| LaunchConfig {
+            grid_dim: grid,
+            block_dim: block,
+            shared_mem_bytes: 0,
+        };
+        assert!(check_config("k", &cfg((4, 1, 1), (256, 1, 1)), 256).is_ok());
+        assert!(check_config("k", &cfg((4, 2, 3), (16, 16, 4)), 1024).is_ok());
+        let big = check_config("k", &cfg((4, 1, 1), (32, 16, 1)), 256).unwrap_err();
+        let text = big.to_string();
+        assert!(text.contains("512 threads"), "{text}");
+        assert!(text.contains("the 256 this kernel allows"), "{text}");
+        let empty = check_config("k", &cfg((0, 1, 1), (32, 1, 1)), 1024).unwrap_err();
+        assert!(empty.to_string().contains("at least 1"), "{empty}");
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! `#[device]`: renaming of a device helper meant for use from other crates.
+//! `#[device]`: renaming of a device helper meant for use from other crates, and declarations
+//! of device functions defined outside Rust (`#[device] unsafe extern "C" { ... }`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use reserved_oxide_symbols::ReservedKind;
-use syn::{Error, Result};
+use syn::spanned::Spanned;
+use syn::{Error, FnArg, ForeignItem, ItemForeignMod, Pat, Result};
 
 use crate::signature::{
     check_qualifiers, has_type_or_const_generics, no_arguments, parse_fn, reserved_ident,
@@ -12,6 +14,9 @@ use crate::signature::{
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
     no_arguments("device", attr)?;
+    if let Ok(block) = syn::parse2::<ItemForeignMod>(item.clone()) {
+        return extern_block(block);
+    }
     let mut func = parse_fn("device", item)?;
     check_qualifiers("device", &func)?;
     for attr in &func.attrs {
@@ -41,6 +46,85 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
     })
 }
 
+/// `#[device] unsafe extern "C" { fn vprintf(format: *const u8, args: *const u8) -> i32; }`:
+/// each function becomes an `unsafe fn` in the reserved `device_extern` namespace, which the
+/// backend does not compile but calls by its plain name (`vprintf`), leaving the definition to
+/// the GPU's linker (CUDA's system calls, libdevice, ...). On the host its body panics: the
+/// function exists only on the GPU. The plain name stays usable through an alias.
+fn extern_block(block: ItemForeignMod) -> Result<TokenStream> {
+    if block
+        .abi
+        .name
+        .as_ref()
+        .is_some_and(|name| name.value() != "C")
+    {
+        return Err(Error::new(
+            block.abi.span(),
+            "#[device] extern blocks declare C functions: write `extern \"C\"`",
+        ));
+    }
+    let mut out = TokenStream::new();
+    for item in &block.items {
+        let ForeignItem::Fn(decl) = item else {
+            return Err(Error::new(
+                item.span(),
+                "#[device] extern blocks declare functions only",
+            ));
+        };
+        if let Some(variadic) = &decl.sig.variadic {
+            return Err(Error::new(
+                variadic.span(),
+                "#[device] extern functions cannot be variadic; CUDA's `printf` is \
+                 `vprintf(format, args)` with the arguments packed in a buffer",
+            ));
+        }
+        let user_ident = &decl.sig.ident;
+        let reserved = syn::Ident::new(
+            &reserved_oxide_symbols::reserved_name(
+                ReservedKind::DeviceExtern,
+                &reserved_oxide_symbols::crate_tag(&crate::signature::crate_name()),
+                &user_ident.to_string(),
+            ),
+            user_ident.span(),
+        );
+        let mut sig = decl.sig.clone();
+        sig.ident = reserved.clone();
+        sig.unsafety = Some(Default::default());
+        let mut names = Vec::new();
+        for input in &mut sig.inputs {
+            if let FnArg::Typed(typed) = input {
+                match &*typed.pat {
+                    Pat::Ident(p) => names.push(p.ident.clone()),
+                    _ => {
+                        return Err(Error::new(
+                            typed.pat.span(),
+                            "name each parameter of a #[device] extern function",
+                        ));
+                    }
+                }
+            }
+        }
+        let attrs = &decl.attrs;
+        let vis = &decl.vis;
+        let message = format!(
+            "`{user_ident}` is a device function defined outside Rust: it can only be called \
+             from device code (a #[kernel] and what it calls), not on the host"
+        );
+        out.extend(quote! {
+            #(#attrs)*
+            #[inline(never)]
+            #[allow(non_snake_case)]
+            #vis #sig {
+                let _ = (#(#names,)*);
+                ::core::panic!(#message)
+            }
+            #[allow(unused_imports)]
+            #vis use self::#reserved as #user_ident;
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use quote::quote;
@@ -49,6 +133,44 @@ mod tests {
 
     fn expansion(item: proc_macro2::TokenStream) -> String {
         expand(quote!(), item).unwrap().to_string()
+    }
+
+    #[test]
+    fn extern_blocks_declare_reserved_stubs() {
+        let out = expansion(quote!(
+            unsafe extern "C" {
+                /// CUDA's printf.
+                pub fn vprintf(format: *const u8, args: *const u8) -> i32;
+            }
+        ));
+        let reserved = out
+            .split_whitespace()
+            .find(|w| w.starts_with("cuda_oxide_device_extern_"))
+            .expect("reserved name in expansion");
+        assert_eq!(
+            reserved_oxide_symbols::device_extern_base_name(reserved),
+            Some("vprintf")
+        );
+        assert!(
+            out.contains(&format!("pub unsafe fn {reserved} (format : * const u8")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("pub use self :: {reserved} as vprintf")),
+            "{out}"
+        );
+        assert!(out.contains("CUDA's printf"), "{out}");
+        assert!(out.contains("panic !"), "{out}");
+
+        let variadic = expand(
+            quote!(),
+            quote!(
+                unsafe extern "C" {
+                    fn printf(format: *const u8, ...) -> i32;
+                }
+            ),
+        );
+        assert!(variadic.unwrap_err().to_string().contains("vprintf"));
     }
 
     #[test]

@@ -9,12 +9,18 @@
 //!   its user-written name becomes the name of the PTX entry.
 //! - `#[device]` marks a helper meant to be called from device code of other crates. Helpers in
 //!   the kernel's own crate do not need it. The original name stays usable through an alias.
+//! - `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel becomes PTX `.maxntid` and
+//!   `.minnctapersm`, through a marker call the backend reads.
+//! - `gpu_printf!` prints from device code through CUDA's `vprintf`, with Rust format strings
+//!   translated to C ones at compile time.
 //! - `#[cuda_module]` (used through `cuda_host::cuda_module`) reads the kernels of a module and
 //!   generates the host side: `load` for the embedded PTX and a typed launcher per kernel.
 
 mod cuda_module;
 mod device;
 mod kernel;
+mod launch_bounds;
+mod printf;
 mod signature;
 
 use proc_macro::TokenStream;
@@ -26,6 +32,48 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// CUDA's `__launch_bounds__` for a `#[kernel]`: `#[launch_bounds(256)]` promises that the
+/// kernel is never launched with more than 256 threads per block, `#[launch_bounds(256, 2)]`
+/// also asks that two blocks fit on one multiprocessor. They become PTX `.maxntid` and
+/// `.minnctapersm`, which let the compiler budget registers; a launch with larger blocks is
+/// refused by the launcher with an error.
+///
+/// ```ignore
+/// #[kernel]
+/// #[launch_bounds(256)]
+/// pub fn scale(x: &mut [f32]) { /* ... */ }
+/// ```
+///
+/// The values are integer literals or constant expressions (`#[launch_bounds(BLOCK)]`).
+#[proc_macro_attribute]
+pub fn launch_bounds(attr: TokenStream, item: TokenStream) -> TokenStream {
+    launch_bounds::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Prints from device code, like `print!`, through CUDA's `vprintf`: the host sees the text at
+/// its next synchronisation with the GPU.
+///
+/// ```ignore
+/// gpu_printf!("thread {} of block {}: x = {:.3}\n", t, b, x);
+/// ```
+///
+/// The format string is Rust's: `{}`, `{:?}`, `{:x}`, `{:X}`, `{:#x}`, `{:o}`, `{:e}`, `{:E}`,
+/// `{:p}`, widths (`{:8}`, `{:<8}`, `{:>8}`, `{:08}`), `{:+}`, precisions for floats and
+/// strings (`{:.3}`), positions (`{0}`), captured variables (`{x}`), `{{` and `}}`. Arguments
+/// are integers, `f32`/`f64`, `bool`, raw pointers (`{:p}`) and string literals. `{}` of a
+/// float prints C's `%g` (six significant digits); give a precision for fixed decimals. Each
+/// call prints atomically: lines of different threads do not mix. Misuse (a bad format
+/// string, a missing or unused argument, `{:x}` of a float, a non-literal `&str`) is a
+/// compile error.
+#[proc_macro]
+pub fn gpu_printf(input: TokenStream) -> TokenStream {
+    printf::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

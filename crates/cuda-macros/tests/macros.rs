@@ -7,7 +7,7 @@ fn compile_fail() {
 }
 
 mod accepted {
-    use cuda_device::{DisjointSlice, device, kernel, thread};
+    use cuda_device::{DisjointSlice, device, gpu_printf, kernel, launch_bounds, thread};
 
     #[kernel]
     pub fn plain(a: &[f32], mut out: DisjointSlice<f32>) {
@@ -20,6 +20,47 @@ mod accepted {
     #[allow(clippy::needless_lifetimes, clippy::unused_unit)]
     pub fn unit_return_and_lifetime<'a>(a: &'a [u32], factor: u32) -> () {
         let _ = (a, factor);
+    }
+
+    #[kernel]
+    #[launch_bounds(256)]
+    pub fn bounded(a: &[f32]) {
+        let _ = a;
+    }
+
+    const BLOCK: u32 = 128;
+
+    #[launch_bounds(BLOCK, 2)]
+    #[kernel]
+    pub fn bounded_by_constants(a: &[f32]) {
+        let _ = a;
+    }
+
+    #[kernel]
+    pub fn prints(a: &[f32], n: u32, flag: bool) {
+        let i = thread::index_1d().get();
+        let x = a[i];
+        gpu_printf!(
+            "thread {} of {n}: x = {:.3} {:>8} {:#x} {:e} {}\n",
+            i,
+            x,
+            "lit",
+            n,
+            x,
+            flag
+        );
+        gpu_printf!(
+            "{0} {0:o} {1:p} {{literal braces}} 100%\n",
+            -7i16,
+            a.as_ptr()
+        );
+        gpu_printf!("no arguments\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "`vprintf` is a device function defined outside Rust")]
+    fn printing_on_the_host_says_it_is_device_only() {
+        cuda_device::gpu_printf!("{}\n", 1u8);
     }
 
     #[device]

@@ -244,6 +244,41 @@ fn accessors_report_what_the_builders_got() {
 }
 
 #[test]
+fn launch_bounds_belong_to_kernels_and_survive_printing() {
+    let ctx = &mut context();
+    let module = module(ctx);
+    let f = func(ctx, module, "k", vec![], vec![]);
+    let entry = f.entry_block(ctx).unwrap();
+    Builder::at_end(entry).add(ReturnOp::new(ctx, None), ctx);
+    assert_eq!(f.launch_bounds(ctx), None);
+    let bounds = LaunchBounds {
+        max_threads: 256,
+        min_blocks: Some(2),
+    };
+    f.set_launch_bounds(ctx, bounds);
+    assert_eq!(f.launch_bounds(ctx), Some(bounds));
+    assert!(verify_error(ctx, module.get_operation()).contains("only a kernel has launch bounds"));
+    f.set_kernel(ctx, true);
+    verify(ctx, module.get_operation());
+    assert_roundtrip(ctx, module.get_operation());
+
+    let without_min = LaunchBounds {
+        max_threads: 64,
+        min_blocks: None,
+    };
+    f.set_launch_bounds(ctx, without_min);
+    assert_eq!(f.launch_bounds(ctx), Some(without_min));
+    f.set_launch_bounds(
+        ctx,
+        LaunchBounds {
+            max_threads: 2048,
+            min_blocks: None,
+        },
+    );
+    assert!(verify_error(ctx, module.get_operation()).contains("1 to 1024 are possible"));
+}
+
+#[test]
 fn text_form_parses() {
     let text = r#"
 builtin.module @m {

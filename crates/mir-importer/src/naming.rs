@@ -7,6 +7,8 @@
 //!   `.entry` the host launches.
 //! - A non-generic function is named after its fully qualified path, with the reserved prefix of
 //!   a `#[device]` function removed and `::` turned into `__` (`dep__math__helper`).
+//! - A `#[device]` extern declaration is named after the function it declares (`vprintf`):
+//!   its definition comes from outside Rust.
 //! - Anything else (generic instances, closures, compiler shims) takes its mangled symbol, which
 //!   is unique and already a valid identifier.
 
@@ -16,6 +18,9 @@ use rustc_public::mir::mono::{Instance, InstanceKind};
 pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     let path = instance.name();
     if is_kernel && let Some(base) = reserved_oxide_symbols::kernel_base_name(&path) {
+        return base.to_owned();
+    }
+    if let Some(base) = reserved_oxide_symbols::device_extern_base_name(&path) {
         return base.to_owned();
     }
     let plain = instance.kind == InstanceKind::Item && instance.args().0.is_empty();

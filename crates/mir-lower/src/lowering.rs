@@ -187,9 +187,13 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
             .map_err(signature_error)?
     };
 
+    let bounds = func.launch_bounds(ctx);
     let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
     if kernel {
         llvm_export::mark_kernel(ctx, &llvm_func);
+        if let Some(bounds) = bounds {
+            llvm_export::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
+        }
     } else if !declaration {
         llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);
     }

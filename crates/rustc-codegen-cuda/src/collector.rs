@@ -133,6 +133,7 @@ pub fn collect_device_functions<'tcx>(
                 }
                 CalleeRule::IntrinsicStub
                 | CalleeRule::MathFunction
+                | CalleeRule::External
                 | CalleeRule::Panic
                 | CalleeRule::UbCheck => {}
                 CalleeRule::Forbidden { reason } => {

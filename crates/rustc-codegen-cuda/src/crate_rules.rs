@@ -29,6 +29,9 @@ pub enum CalleeRule {
     /// (`std::sys::cmath::tanf`, `core::num::imp::libm::cbrt`): it has no MIR, and the
     /// importer turns the call into the math operation it computes.
     MathFunction,
+    /// A `#[device]` extern declaration: defined outside Rust (a CUDA system call such as
+    /// `vprintf`, libdevice, ...), so it is declared and called, not compiled.
+    External,
     /// A function of `core` that never returns (the panic machinery, `unwrap_failed`, ...):
     /// a panic on the GPU traps the kernel, so the call becomes a trap.
     Panic,
@@ -81,6 +84,11 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
     {
         return CalleeRule::Forbidden { reason };
     }
+    if reserved_oxide_symbols::kind_of(path)
+        == Some(reserved_oxide_symbols::ReservedKind::DeviceExtern)
+    {
+        return CalleeRule::External;
+    }
     if crate_name == "cuda_device" && mir_importer::intrinsics::is_intrinsic(path) {
         return CalleeRule::IntrinsicStub;
     }
@@ -96,6 +104,24 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_extern_declarations_are_not_compiled() {
+        let tag = reserved_oxide_symbols::crate_tag("cuda_device");
+        let name = reserved_oxide_symbols::reserved_name(
+            reserved_oxide_symbols::ReservedKind::DeviceExtern,
+            &tag,
+            "vprintf",
+        );
+        assert!(matches!(
+            classify(
+                "cuda_device",
+                &format!("cuda_device::printf::{name}"),
+                false
+            ),
+            CalleeRule::External
+        ));
+    }
 
     #[test]
     fn std_and_alloc_are_forbidden() {

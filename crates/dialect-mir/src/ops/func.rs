@@ -4,19 +4,19 @@ use pliron::{
     attribute::AttributeDict,
     basic_block::BasicBlock,
     builtin::{
-        attributes::{TypeAttr, UnitAttr},
+        attributes::{IntegerAttr, TypeAttr, UnitAttr},
         op_interfaces::{
             ATTR_KEY_SYM_NAME, IsolatedFromAboveInterface, NOpdsInterface, NResultsInterface,
             OneRegionInterface, SymbolOpInterface,
         },
         type_interfaces::FunctionTypeInterface,
-        types::FunctionType,
+        types::{FunctionType, IntegerType, Signedness},
     },
     combine::{Parser, optional, parser::char::string, token},
     common_traits::Verify,
     context::{Context, Ptr},
     derive::{op_interface_impl, pliron_op},
-    ident,
+    dict_key, ident,
     identifier::Identifier,
     input_err,
     irfmt::parsers::spaced,
@@ -30,9 +30,35 @@ use pliron::{
     region::Region,
     result::Result,
     r#type::{TypeHandle, Typed, TypedHandle},
+    utils::apint::APInt,
 };
 
 use super::{invalid, memory::ResultCountErr, ty_str};
+
+dict_key!(
+    /// Attribute key of a kernel's `#[launch_bounds]` maximum threads per block (`ui32`).
+    ATTR_KEY_MIR_FUNC_MAX_THREADS,
+    "mir_func_max_threads"
+);
+dict_key!(
+    /// Attribute key of a kernel's `#[launch_bounds]` minimum blocks per multiprocessor (`ui32`).
+    ATTR_KEY_MIR_FUNC_MIN_BLOCKS,
+    "mir_func_min_blocks"
+);
+
+/// The most threads a CUDA block can have, and so the largest launch bound.
+pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+
+/// A kernel's launch bounds (`#[launch_bounds(max_threads, min_blocks)]`): the most threads a
+/// block of it is launched with, and optionally how many blocks should fit on one
+/// multiprocessor. They become PTX `.maxntid` and `.minnctapersm`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// Maximum threads per block, 1 to 1024.
+    pub max_threads: u32,
+    /// Minimum resident blocks per multiprocessor, if asked for (at least 1).
+    pub min_blocks: Option<u32>,
+}
 
 /// A function: a symbol (the export name), a `builtin.function` type (parameters without the
 /// ZST ones, zero or one result) and one region whose entry block's arguments are the
@@ -40,7 +66,8 @@ use super::{invalid, memory::ResultCountErr, ty_str};
 /// block is a declaration. Functions live in a `builtin.module`.
 ///
 /// Printed as `mir.func @name: builtin.function <(params) -> (results)> [kernel] { ... }`,
-/// with `kernel` present only on kernels.
+/// with `kernel` present only on kernels. A kernel's launch bounds are the attributes
+/// `mir_func_max_threads` and `mir_func_min_blocks`, printed in its attribute dictionary.
 #[pliron_op(
     name = "mir.func",
     interfaces = [
@@ -126,6 +153,42 @@ impl FuncOp {
     }
 }
 
+impl FuncOp {
+    /// Record the kernel's launch bounds.
+    pub fn set_launch_bounds(&self, ctx: &mut Context, bounds: LaunchBounds) {
+        let ui32 = IntegerType::get(ctx, 32, Signedness::Unsigned);
+        let width = std::num::NonZero::new(32).expect("32 is not zero");
+        let int = |value: u32| IntegerAttr::new(ui32, APInt::from_u64(u64::from(value), width));
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        attributes.set(
+            ATTR_KEY_MIR_FUNC_MAX_THREADS.clone(),
+            int(bounds.max_threads),
+        );
+        match bounds.min_blocks {
+            Some(min) => attributes.set(ATTR_KEY_MIR_FUNC_MIN_BLOCKS.clone(), int(min)),
+            None => {
+                attributes.0.remove(&ATTR_KEY_MIR_FUNC_MIN_BLOCKS);
+            }
+        }
+    }
+
+    /// The kernel's launch bounds, if it has them.
+    pub fn launch_bounds(&self, ctx: &Context) -> Option<LaunchBounds> {
+        let op = self.get_operation().deref(ctx);
+        let read = |key| {
+            op.attributes
+                .get::<IntegerAttr>(key)
+                .map(|attr| attr.value().to_u64())
+        };
+        let max_threads = read(&ATTR_KEY_MIR_FUNC_MAX_THREADS)?;
+        Some(LaunchBounds {
+            max_threads: u32::try_from(max_threads).unwrap_or(u32::MAX),
+            min_blocks: read(&ATTR_KEY_MIR_FUNC_MIN_BLOCKS)
+                .map(|min| u32::try_from(min).unwrap_or(u32::MAX)),
+        })
+    }
+}
+
 impl Typed for FuncOp {
     fn get_type(&self, ctx: &Context) -> TypeHandle {
         self.func_type(ctx).into()
@@ -152,6 +215,39 @@ impl Verify for FuncOp {
         }
         if self.is_kernel(ctx) && !ty.deref(ctx).res_types().is_empty() {
             return invalid(self, ctx, "a kernel returns nothing");
+        }
+        let attributes = &self.get_operation().deref(ctx).attributes;
+        let has_bounds = attributes.0.contains_key(&ATTR_KEY_MIR_FUNC_MAX_THREADS)
+            || attributes.0.contains_key(&ATTR_KEY_MIR_FUNC_MIN_BLOCKS);
+        if has_bounds {
+            if !self.is_kernel(ctx) {
+                return invalid(self, ctx, "only a kernel has launch bounds");
+            }
+            let Some(bounds) = self.launch_bounds(ctx) else {
+                return invalid(
+                    self,
+                    ctx,
+                    "launch bounds need a `mir_func_max_threads` integer attribute",
+                );
+            };
+            if !(1..=MAX_THREADS_PER_BLOCK).contains(&bounds.max_threads) {
+                return invalid(
+                    self,
+                    ctx,
+                    format!(
+                        "launch bounds of {} threads per block; 1 to {MAX_THREADS_PER_BLOCK} \
+                         are possible",
+                        bounds.max_threads
+                    ),
+                );
+            }
+            if bounds.min_blocks == Some(0) {
+                return invalid(
+                    self,
+                    ctx,
+                    "launch bounds asking for 0 blocks per multiprocessor; at least 1 is needed",
+                );
+            }
         }
         if let Some(entry) = self.entry_block(ctx) {
             let arg_types: Vec<_> = entry

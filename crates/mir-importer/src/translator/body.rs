@@ -44,6 +44,13 @@ pub struct FnTranslator<'a> {
     trap_block: Option<Ptr<BasicBlock>>,
 }
 
+impl FnTranslator<'_> {
+    /// The `mir.func` being built.
+    pub(crate) fn current_function(&self) -> FuncOp {
+        self.func
+    }
+}
+
 /// Translates `function` into a `mir.func` appended to `module_block`.
 pub fn translate_function(
     ctx: &mut Context,
@@ -76,6 +83,11 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
+    if function.is_kernel
+        && let Some(bounds) = super::launch_bounds::declared(body)?
+    {
+        func.set_launch_bounds(ctx, bounds);
+    }
     func.get_operation().insert_at_back(module_block, ctx);
     let entry = func
         .entry_block(ctx)

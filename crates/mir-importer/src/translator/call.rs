@@ -97,6 +97,9 @@ impl FnTranslator<'_> {
         let name = crate::naming::export_name(&instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
+        if reserved_oxide_symbols::device_extern_base_name(&path).is_some() {
+            self.declare_external(&name, &values, result_ty)?;
+        }
         let result = self.emit_call(&name, values, result_ty)?;
         self.store_result(destination, result)?;
         self.continue_to(target)

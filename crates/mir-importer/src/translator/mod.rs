@@ -5,7 +5,8 @@
 //! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
 //! names say; [call] handles calls, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
 //! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
-//! maps Rust types to dialect-mir types with rustc's layout.
+//! maps Rust types to dialect-mir types with rustc's layout; [launch_bounds] reads a kernel's
+//! `#[launch_bounds]`.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
 //! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
@@ -14,7 +15,9 @@ pub mod body;
 pub mod call;
 pub mod core_intrinsic;
 pub mod error;
+pub mod external;
 pub mod gpu_intrinsic;
+pub mod launch_bounds;
 pub mod math;
 pub mod operand;
 pub mod place;

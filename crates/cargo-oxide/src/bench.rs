@@ -1,0 +1,101 @@
+//! `cargo oxide bench`: the benchmark suite (`examples/bench`) built into the GPU bundle with
+//! `bench.sh`, which runs it on the GPU machine.
+//!
+//! The suite is always built with the release profile: it is timed against CUDA C++, which has
+//! no overflow checks either.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use crate::bundle::{place, resolve_dir, set_executable};
+use crate::cli::{BenchOptions, BuildTarget};
+use crate::error::OxideError;
+use crate::user_build;
+
+/// The example that holds the suite; `bundle` builds it here rather than among the examples.
+pub const BENCH_CRATE: &str = "bench";
+
+/// Builds the suite with the default benchmarks and `features`, and puts `bench`, its PTX and
+/// `bench.sh` into `dir` (which must exist).
+pub fn build_into(dir: &Path, features: &[String], arch: Option<String>) -> Result<(), OxideError> {
+    let target = BuildTarget {
+        example: Some(BENCH_CRATE.to_owned()),
+        manifest_path: None,
+        release: true,
+        arch,
+        features: features.to_vec(),
+        verbose: false,
+    };
+    let built = user_build::build(&target)?;
+    place(&built.artifact_dir, BENCH_CRATE, dir)?;
+    let script = dir.join("bench.sh");
+    std::fs::write(&script, bench_script()).map_err(|source| OxideError::Io {
+        path: script.clone(),
+        source,
+    })?;
+    set_executable(&script).map_err(|source| OxideError::Io {
+        path: script.clone(),
+        source,
+    })
+}
+
+/// `cargo oxide bench`: build into the bundle folder, then run it when asked.
+pub fn bench(options: &BenchOptions) -> Result<ExitCode, OxideError> {
+    let dir = resolve_dir(&options.out)?;
+    std::fs::create_dir_all(&dir).map_err(|source| OxideError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    build_into(&dir, &options.features, options.arch.clone())?;
+    eprintln!(
+        "cargo oxide: benchmark suite in {}; run {}/bench.sh on a machine with a GPU \
+         (`bench --list` works without one)",
+        dir.display(),
+        dir.display()
+    );
+    if !options.run {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let status = Command::new(dir.join(BENCH_CRATE))
+        .args(&options.args)
+        .status()
+        .map_err(|source| OxideError::Spawn {
+            command: format!("{}/{BENCH_CRATE}", dir.display()),
+            source,
+        })?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    })
+}
+
+/// The script that runs the suite on the GPU machine.
+fn bench_script() -> String {
+    r#"#!/usr/bin/env bash
+# Runs cuda-oxide's benchmark suite on the local GPU: each kernel compiled by cuda-oxide against
+# the same algorithm in CUDA C++, compiled here at run time by NVRTC (libnvrtc of the CUDA
+# toolkit; CUDA_OXIDE_NVRTC=/path/to/libnvrtc.so.N names it if it is not found).
+# Made by `cargo oxide bench` and `cargo oxide bundle`. Results (bench.json, bench.csv,
+# bench.txt and the CUDA C++ PTX) go to $OUT when set, else to bench-results/. Arguments go
+# to the binary: ./bench.sh --quick, ./bench.sh --only vecadd,saxpy, ./bench.sh --help.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")"
+# Module load times are then full JIT compilations, not hits in the driver's cache.
+export CUDA_CACHE_DISABLE=1
+exec ./bench --out "${OUT:-bench-results}" "$@"
+"#
+    .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bench_script;
+
+    #[test]
+    fn script_runs_the_suite_into_out() {
+        let script = bench_script();
+        assert!(script.contains(r#"exec ./bench --out "${OUT:-bench-results}" "$@""#));
+        assert!(script.contains("CUDA_CACHE_DISABLE=1"));
+    }
+}

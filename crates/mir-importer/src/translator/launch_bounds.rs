@@ -1,0 +1,65 @@
+//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel.
+//!
+//! The attribute macro puts a call to the marker `cuda_device::launch_bounds_marker::<MAX,
+//! MIN>()` (an empty function) at the start of the kernel; its `u32` const generic arguments
+//! carry the bounds, already evaluated by rustc (they may name constants). The kernel's `mir.func`
+//! gets them as attributes; the call itself is an ordinary call to an empty function, which the
+//! optimiser removes.
+
+use dialect_mir::ops::{LaunchBounds, MAX_THREADS_PER_BLOCK};
+use rustc_public::CrateDef;
+use rustc_public::mir::{Body, TerminatorKind};
+use rustc_public::ty::{GenericArgKind, TyConstKind};
+
+use super::error::{TResult, unsupported};
+
+/// The path of the marker the macro calls.
+pub const MARKER: &str = "cuda_device::launch_bounds_marker";
+
+/// The launch bounds a kernel's body declares, if any.
+pub fn declared(body: &Body) -> TResult<Option<LaunchBounds>> {
+    let mut found = None;
+    for block in &body.blocks {
+        let TerminatorKind::Call { func, .. } = &block.terminator.kind else {
+            continue;
+        };
+        let Ok(ty) = func.ty(body.locals()) else {
+            continue;
+        };
+        let Some((def, args)) = ty.kind().fn_def().map(|(d, a)| (d, a.clone())) else {
+            continue;
+        };
+        if def.name() != MARKER {
+            continue;
+        }
+        let value = |index: usize| match args.0.get(index) {
+            Some(GenericArgKind::Const(c)) => match c.kind() {
+                TyConstKind::Value(_, bytes) => bytes.read_uint().ok(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (Some(max_threads), Some(min_blocks)) = (value(0), value(1)) else {
+            unsupported!("launch bounds that are not constants")
+        };
+        if !(1..=u128::from(MAX_THREADS_PER_BLOCK)).contains(&max_threads) {
+            unsupported!(
+                "launch bounds of {max_threads} threads per block (1 to {MAX_THREADS_PER_BLOCK} \
+                 are possible)"
+            )
+        }
+        let bounds = LaunchBounds {
+            max_threads: max_threads as u32,
+            min_blocks: match u32::try_from(min_blocks) {
+                Ok(0) => None,
+                Ok(min) => Some(min),
+                Err(_) => unsupported!("launch bounds of {min_blocks} blocks per multiprocessor"),
+            },
+        };
+        if found.is_some_and(|other| other != bounds) {
+            unsupported!("two different launch bounds on one kernel")
+        }
+        found = Some(bounds);
+    }
+    Ok(found)
+}

@@ -1,0 +1,118 @@
+//! The benchmarks, each the host side of one kernel: inputs, launches, checks.
+
+use bench_harness::{Bench, RunFn};
+
+use crate::kernels::ours;
+
+type Run = RunFn<ours::Module>;
+
+/// One entry of the suite: its module (compiled with its feature), its name (the feature, the
+/// `.cu` file and both kernels), what it computes, and what cuda-oxide must support for it.
+macro_rules! bench {
+    ($module:ident, $name:literal, $about:literal, $needs:literal) => {{
+        #[cfg(feature = $name)]
+        let run: Option<Run> = Some($module::run);
+        #[cfg(not(feature = $name))]
+        let run: Option<Run> = None;
+        Bench {
+            name: $name,
+            about: $about,
+            needs: $needs,
+            cuda_source: include_str!(concat!("../../cuda/", $name, ".cu")),
+            run,
+        }
+    }};
+}
+
+#[cfg(feature = "collatz")]
+mod collatz;
+#[cfg(feature = "histogram")]
+mod histogram;
+#[cfg(feature = "iter_chain")]
+mod iter_chain;
+#[cfg(feature = "reduce")]
+mod reduce;
+#[cfg(feature = "rowsum")]
+mod rowsum;
+#[cfg(feature = "saxpy")]
+mod saxpy;
+#[cfg(feature = "scan")]
+mod scan;
+#[cfg(feature = "sgemm")]
+mod sgemm;
+#[cfg(feature = "softmax")]
+mod softmax;
+#[cfg(feature = "stencil")]
+mod stencil;
+#[cfg(feature = "transpose")]
+mod transpose;
+#[cfg(feature = "vecadd")]
+mod vecadd;
+
+/// Every benchmark, in the order of the table.
+pub fn all() -> Vec<Bench<ours::Module>> {
+    vec![
+        bench!(vecadd, "vecadd", "c = a + b, f32", ""),
+        bench!(
+            saxpy,
+            "saxpy",
+            "out = alpha * x + y, f32 (fma only in CUDA C++)",
+            ""
+        ),
+        bench!(
+            rowsum,
+            "rowsum",
+            "a loop per thread summing one matrix row",
+            ""
+        ),
+        bench!(collatz, "collatz", "Collatz steps, u64 integer loop", ""),
+        bench!(
+            iter_chain,
+            "iter_chain",
+            "zip/map/filter/sum over a row per thread",
+            "core intrinsics of slice iterators"
+        ),
+        bench!(
+            reduce,
+            "reduce",
+            "block sums: shared-memory tree, warp shuffles",
+            "shared memory"
+        ),
+        bench!(
+            histogram,
+            "histogram",
+            "256 bins: shared block bins, global atomics",
+            "shared memory, atomics"
+        ),
+        bench!(
+            scan,
+            "scan",
+            "inclusive prefix sum per 1024-thread block",
+            "shared memory"
+        ),
+        bench!(
+            transpose,
+            "transpose",
+            "32x33 shared tiles, 2-D launch",
+            "shared memory"
+        ),
+        bench!(
+            softmax,
+            "softmax",
+            "row softmax, a block per row",
+            "shared memory, libdevice expf"
+        ),
+        bench!(
+            sgemm,
+            "sgemm",
+            "16x16 shared tiles, one output per thread",
+            "shared memory"
+        ),
+        bench!(
+            stencil,
+            "stencil",
+            "7-point 1-D stencil with a shared halo",
+            "shared memory"
+        ),
+    ]
+}
