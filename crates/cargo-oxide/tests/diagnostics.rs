@@ -35,11 +35,6 @@ const CASES: &[Case] = &[
         helper: "let v = vec![x, x]; v[1]",
         expected: "forbidden crate in device code",
     },
-    Case {
-        name: "string_constant",
-        helper: "let s: &str = \"four\"; x + s.len() as u32",
-        expected: "a constant of type `&str` that holds a pointer",
-    },
 ];
 
 fn repo() -> PathBuf {

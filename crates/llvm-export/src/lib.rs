@@ -10,11 +10,14 @@
 //! - block arguments become `phi` nodes built from the predecessor edges, with trampoline blocks where parallel edges disagree;
 //! - constant-like ops (`llvm.constant`, `llvm.zero`, `llvm.undef`, `llvm.poison`,
 //!   `llvm.addressof`) are written inline at their uses;
+//! - a global's initializer region is folded into one constant (constant expressions for
+//!   `llvm.addrspacecast` and `llvm.gep`, aggregates built with `llvm.insert_value`);
 //! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points;
 //! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 
+mod const_expr;
 mod constants;
 mod error;
 mod function;

@@ -15,6 +15,7 @@ use rustc_public::mir::{Body, Local};
 use rustc_public::ty::Ty;
 
 use super::error::{TResult, TranslationError};
+use super::global::GlobalRegistry;
 use super::types::{TypeTranslator, is_zero_sized};
 use crate::CollectedFunction;
 
@@ -22,6 +23,8 @@ use crate::CollectedFunction;
 pub struct FunctionContext<'a> {
     /// The module's type cache.
     pub types: &'a mut TypeTranslator,
+    /// The module's globals.
+    pub globals: &'a mut GlobalRegistry,
     /// Whether rustc was asked for overflow checks (`cfg!(overflow_checks)` in `core`).
     pub overflow_checks: bool,
 }
@@ -30,6 +33,7 @@ pub struct FunctionContext<'a> {
 pub struct FnTranslator<'a> {
     pub(crate) ctx: &'a mut Context,
     pub(crate) types: &'a mut TypeTranslator,
+    pub(crate) globals: &'a mut GlobalRegistry,
     pub(crate) body: &'a Body,
     pub(crate) overflow_checks: bool,
     /// The slot of each local, `None` for zero-sized locals.
@@ -54,6 +58,7 @@ pub fn translate_function(
 ) -> Result<FuncOp, TranslationError> {
     let FunctionContext {
         types,
+        globals,
         overflow_checks,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
@@ -84,6 +89,7 @@ pub fn translate_function(
     let mut fx = FnTranslator {
         ctx,
         types,
+        globals,
         body,
         overflow_checks,
         slots: vec![],
