@@ -16,14 +16,9 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
-        name: "dyn_call",
-        helper: "let f: &dyn Fn(u32) -> u32 = &|v| v + 1; f(x)",
-        expected: "not supported in device code: trait objects",
-    },
-    Case {
-        name: "fn_pointer_call",
-        helper: "let f: fn(u32) -> u32 = double; f(x)",
-        expected: "a call through a function pointer",
+        name: "intrinsic_address",
+        helper: "let f: fn() -> u32 = thread::threadIdx_x; f() + x",
+        expected: "the address of the GPU intrinsic `cuda_device::thread::threadIdx_x`",
     },
     Case {
         name: "inline_asm",

@@ -259,7 +259,7 @@ impl GlobalRegistry {
 }
 
 /// The symbol of a function whose address device code takes.
-fn function_symbol(instance: &Instance) -> TResult<Identifier> {
+pub(crate) fn function_symbol(instance: &Instance) -> TResult<Identifier> {
     let path = instance.name();
     if instance.kind == InstanceKind::Intrinsic {
         unsupported!("the address of the compiler intrinsic `{path}`")

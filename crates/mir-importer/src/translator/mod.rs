@@ -4,8 +4,9 @@
 //! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
 //! walks it; [statement], [rvalue], [place], [operand], [constant] and [terminator] translate
 //! what their names say; [global] gives every allocation device code refers to (constants,
-//! statics, vtables, shared memory) its module-level global; [call] handles calls (direct,
-//! through function pointers and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
+//! statics, vtables, shared memory) its module-level global; [trait_object] builds and reads
+//! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
+//! and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
 //! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
 //! maps Rust types to dialect-mir types with rustc's layout.
 //!
@@ -25,6 +26,7 @@ pub mod place;
 pub mod rvalue;
 pub mod statement;
 pub mod terminator;
+pub mod trait_object;
 pub mod types;
 
 pub use body::translate_function;
