@@ -21,6 +21,17 @@ const CASES: &[Case] = &[
         expected: "the address of the GPU intrinsic `cuda_device::thread::threadIdx_x`",
     },
     Case {
+        name: "shared_array_local",
+        helper: "let tile = cuda_device::SharedArray::<u32, 4>::UNINIT; tile[0] + x",
+        expected: "a `SharedArray` in a local variable",
+    },
+    Case {
+        name: "shared_array_plain_static",
+        helper: "static TILE: cuda_device::SharedArray<u32, 4> = \
+                 cuda_device::SharedArray::UNINIT; TILE[0] + x",
+        expected: "declared as a plain `static`",
+    },
+    Case {
         name: "inline_asm",
         helper: "unsafe { core::arch::asm!(\"nop\") }; x",
         expected: "inline `asm!`",

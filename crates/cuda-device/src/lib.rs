@@ -2,7 +2,8 @@
 //!
 //! Code in a `#[kernel]` (and everything it calls) runs on the GPU. This crate gives it the
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
-//! talk to my warp ([`warp`]), and write my own element of an output ([`DisjointSlice`]).
+//! talk to my warp ([`warp`]), share memory with my block ([`shared`]), and write my own
+//! element of an output ([`DisjointSlice`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
@@ -14,10 +15,12 @@
 
 mod disjoint_slice;
 mod intrinsic;
+pub mod shared;
 pub mod sync;
 pub mod thread;
 pub mod warp;
 
 pub use cuda_macros::{device, kernel};
 pub use disjoint_slice::DisjointSlice;
+pub use shared::{DynamicSharedArray, SharedArray};
 pub use thread::ThreadIndex;

@@ -107,6 +107,26 @@ pub enum Error {
         source: DriverFailure,
     },
 
+    /// A launch asks for more dynamic shared memory than the device gives one block.
+    #[error(
+        "launching kernel `{kernel}` with {requested} bytes of dynamic shared memory: the device \
+         gives a block at most {device_max} bytes of shared memory, of which the kernel's own \
+         `SharedArray`s take {static_bytes}, leaving {available}. Lower \
+         `LaunchConfig::shared_mem_bytes`, or the size of the kernel's shared arrays"
+    )]
+    SharedMemoryTooLarge {
+        /// The kernel being launched.
+        kernel: &'static str,
+        /// `LaunchConfig::shared_mem_bytes`.
+        requested: u32,
+        /// What is left for dynamic shared memory.
+        available: u32,
+        /// The kernel's static shared memory.
+        static_bytes: u32,
+        /// The device's shared memory per block, with the opt-in above 48 KiB.
+        device_max: u32,
+    },
+
     /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
     /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
     #[error(

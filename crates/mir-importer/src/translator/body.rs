@@ -141,6 +141,14 @@ impl FnTranslator<'_> {
     /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
     fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
         for decl in self.body.locals() {
+            if holds_shared_array(decl.ty) {
+                return Err(TranslationError::unsupported(format!(
+                    "a `SharedArray` in a local variable (type `{}`): shared memory is declared \
+                     `static mut NAME: SharedArray<T, N> = SharedArray::UNINIT;`",
+                    decl.ty
+                ))
+                .at(decl.span));
+            }
             let ty = non_zst_type(self.ctx, self.types, decl.ty).map_err(|e| e.at(decl.span))?;
             let slot = match ty {
                 Some(ty) => Some(self.emit(|ctx| AllocaOp::new(ctx, ty)).result(self.ctx)),
@@ -328,6 +336,18 @@ fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {
         }
     }
     Ok(params)
+}
+
+/// Whether a value of type `ty` holds a `cuda_device::shared::SharedArray` (directly or in an
+/// array or tuple): shared memory exists only as `static mut` items, never in a local.
+fn holds_shared_array(ty: Ty) -> bool {
+    use rustc_public::ty::{RigidTy, TyKind};
+    match ty.kind() {
+        TyKind::RigidTy(RigidTy::Adt(def, _)) => super::global::is_shared_array(def),
+        TyKind::RigidTy(RigidTy::Array(elem, _)) => holds_shared_array(elem),
+        TyKind::RigidTy(RigidTy::Tuple(fields)) => fields.into_iter().any(holds_shared_array),
+        _ => false,
+    }
 }
 
 /// The successors of a terminator, without unwind edges.

@@ -142,6 +142,19 @@ impl TypeTranslator {
                     let elem = self.translate(ctx, elem)?;
                     return Ok(DisjointSliceType::get(ctx, elem).into());
                 }
+                if super::global::is_shared_array(def) {
+                    // `#[repr(transparent)]` over `MaybeUninit<[T; N]>`: the layout of `[T; N]`.
+                    let elem = type_arg(args, 0, ty)?;
+                    let len = match args.0.get(1) {
+                        Some(GenericArgKind::Const(len)) => len.eval_target_usize().ok(),
+                        _ => None,
+                    };
+                    let Some(len) = len else {
+                        unsupported!("the shared array `{ty}` of unknown length")
+                    };
+                    let elem = self.translate(ctx, elem)?;
+                    return Ok(dialect_mir::types::ArrayType::get(ctx, elem, len).into());
+                }
                 let variant = def.variants()[0];
                 let fields: Vec<Ty> = variant
                     .fields()
