@@ -163,6 +163,22 @@ impl GlobalRegistry {
         })?;
         // Registered before its initializer is walked: statics may point to each other.
         self.statics.insert(def, name.clone());
+        if is_nested_static(def) {
+            // Memory that a static's initializer creates and that stays writable (`&mut [..]`
+            // in a `static mut`, a cell): rustc makes it a static of its own, without a type.
+            let alloc = match def.eval_initializer() {
+                Ok(alloc) => alloc,
+                Err(e) => unsupported!("memory of a static (rustc could not evaluate it: {e})"),
+            };
+            let init = self.init(ctx, &alloc)?;
+            let layout = GlobalLayoutAttr {
+                size: alloc.bytes.len() as u64,
+                align: alloc.align.max(1),
+                address_space: ADDRSPACE_GLOBAL,
+            };
+            self.insert(ctx, &name, layout, true, GlobalContent::Init(init));
+            return Ok(name);
+        }
         let ty = def.ty();
         let shape = layout(ty)?;
         match shared_memory_kind(ty) {
@@ -256,6 +272,18 @@ impl GlobalRegistry {
         }
         self.last = Some(op);
     }
+}
+
+/// Whether `def` is a nested static: an allocation created by another static's initializer,
+/// which rustc gives a definition (but no type) of its own.
+fn is_nested_static(def: StaticDef) -> bool {
+    rustc_middle::ty::tls::with(|tcx| {
+        let def_id = rustc_public::rustc_internal::internal(tcx, def.def_id());
+        matches!(
+            tcx.def_kind(def_id),
+            rustc_hir::def::DefKind::Static { nested: true, .. }
+        )
+    })
 }
 
 /// The symbol of a function whose address device code takes.
