@@ -297,6 +297,26 @@ mod tests {
     }
 
     #[test]
+    fn too_much_shared_memory_says_how_much_there_is() {
+        let error = Error::SharedMemoryTooLarge {
+            kernel: "block_sum",
+            requested: 300_000,
+            available: 228_352,
+            static_bytes: 1024,
+            device_max: 232_448,
+        };
+        let text = error.to_string();
+        for expected in [
+            "kernel `block_sum` with 300000 bytes of dynamic shared memory",
+            "at most 232448 bytes",
+            "take 1024, leaving 228352",
+            "Lower `LaunchConfig::shared_mem_bytes`",
+        ] {
+            assert!(text.contains(expected), "{expected}: {text}");
+        }
+    }
+
+    #[test]
     fn messages_say_what_to_do() {
         let fault = Error::KernelFault {
             kernel: "vecadd",
