@@ -214,4 +214,30 @@ builtin.module @m {
     let (ctx, op) = parse_unverified(text);
     let error = verify_error(&ctx, op);
     assert!(error.contains("f is not a mir.global"), "{error}");
+
+    let bodies = [
+        (
+            "d = mir.make_dyn x, p : mir.dyn_ptr <\"T\">;",
+            "operand 0 (data) must be a generic mir.ptr",
+        ),
+        (
+            "r = mir.call_indirect p(p) : builtin.function <(builtin.integer ui32) -> (builtin.integer ui32)>;",
+            "the arguments differ from the callee's parameters",
+        ),
+        (
+            "r = mir.call_indirect x(x) : builtin.function <(builtin.integer ui32) -> (builtin.integer ui32)>;",
+            "not a mir.ptr",
+        ),
+    ];
+    for (body, expected) in bodies {
+        let text = format!(
+            "builtin.module @m {{\n  ^m():\n    mir.func @f: builtin.function <(builtin.integer \
+             ui32, mir.ptr <builtin.integer ui8, 0>) -> ()> {{\n      ^entry(x: builtin.integer \
+             ui32, p: mir.ptr <builtin.integer ui8, 0>):\n        {body}\n        mir.return\n    \
+             }}\n}}"
+        );
+        let (ctx, op) = parse_unverified(&text);
+        let error = verify_error(&ctx, op);
+        assert!(error.contains(expected), "{body}: {error}");
+    }
 }
