@@ -22,6 +22,10 @@
 //! [`syncthreads`](crate::sync::syncthreads). Indexing checks the bounds (a bad index traps the
 //! kernel) and compiles to plain `ld.shared` / `st.shared`.
 //!
+//! Indexing a `static mut` directly creates no reference to it; [`SharedArray::as_mut_ptr`]
+//! does, which edition 2024 refuses (`static_mut_refs`) for a `static mut`:
+//! `(&raw mut TILE).cast::<f32>()` is the same pointer without a reference.
+//!
 //! [`DynamicSharedArray`] addresses the block's *dynamic* shared memory, whose size the host
 //! chooses at launch (`LaunchConfig::shared_mem_bytes`).
 //!
