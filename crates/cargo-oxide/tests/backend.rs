@@ -60,10 +60,10 @@ fn verbose_build_lists_kernels_and_every_collected_device_function() {
     assert_no_compiler_crash(&text);
 
     assert!(
-        text.contains("crate `collect_demo`: 3 kernel(s)"),
+        text.contains("crate `collect_demo`: 4 kernel(s)"),
         "kernel count:\n{text}"
     );
-    for kernel in ["square_scaled", "clamp_all", "count_up"] {
+    for kernel in ["square_scaled", "clamp_all", "count_up", "indirect"] {
         let line = listing_line(&text, "kernel", kernel);
         assert!(line.contains("from `collect_demo`"), "{line}");
     }
@@ -90,6 +90,10 @@ fn verbose_build_lists_kernels_and_every_collected_device_function() {
     assert!(generic("collect_dep::clamp_to::<i32>").contains("from `collect_dep`"));
     assert!(generic("collect_dep::sum_of::<u32>").contains("from `collect_dep`"));
     assert!(generic("cuda_device::disjoint_slice::DisjointSlice::<f32>::get_mut").contains("_R"));
+    // Functions reached only by address: a reified item, a pointer in a static, a vtable entry.
+    assert!(listing_line(&text, "device", "collect_demo__halve").contains("collect_demo::halve"));
+    assert!(listing_line(&text, "device", "collect_demo__triple").contains("collect_demo::triple"));
+    assert!(generic("<collect_demo::By as collect_demo::Step>::step").contains("_R"));
     // Functions of `core` that the kernels reach.
     assert!(generic("core::num::<impl u32>::wrapping_add").contains("from `core`"));
     // Intrinsic stubs are never collected: they become instructions.

@@ -60,7 +60,19 @@ fn stage(fixture: &str, extension: &str) -> String {
 
 #[test]
 fn dialect_mir_as_translated() {
-    insta::assert_snapshot!("golden_kernels.mir", stage("golden_kernels", "mir"));
+    let text = stage("golden_kernels", "mir");
+    // Device globals: the table, the string literal, the vtable, the shared array.
+    for op in [
+        "mir.global @golden_kernels__POWERS",
+        "mir.global_addr",
+        "mir.func_addr",
+        "mir.make_dyn",
+        "mir.call_indirect",
+        "addrspace 3> mutable uninit",
+    ] {
+        assert!(text.contains(op), "no `{op}` in:\n{text}");
+    }
+    insta::assert_snapshot!("golden_kernels.mir", text);
 }
 
 #[test]
@@ -79,18 +91,34 @@ fn llvm_ir() {
         text.contains(" phi "),
         "loops and joins need phi nodes:\n{text}"
     );
+    assert!(
+        text.contains("internal addrspace(3) global [128 x i8] undef, align 4"),
+        "the shared array:\n{text}"
+    );
     insta::assert_snapshot!("golden_kernels.ll", text);
 }
 
 #[test]
 fn ptx() {
     let text = stage("golden_kernels", "ptx");
-    for kernel in ["vecadd", "triangle", "apply", "with_params"] {
+    for kernel in [
+        "vecadd",
+        "triangle",
+        "apply",
+        "with_params",
+        "table",
+        "dispatch",
+        "reverse_warp",
+    ] {
         assert!(
             text.contains(&format!(".visible .entry {kernel}(")),
             "{kernel} missing:\n{text}"
         );
     }
+    assert!(
+        text.contains("st.shared.b32"),
+        "shared memory stores:\n{text}"
+    );
     insta::assert_snapshot!("golden_kernels.ptx", text);
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Code in a `#[kernel]` (and everything it calls) runs on the GPU. This crate gives it the
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
-//! talk to my warp ([`warp`]), and write my own element of an output ([`DisjointSlice`]).
+//! talk to my warp ([`warp`]), share memory with my block ([`shared`]), and write my own
+//! element of an output ([`DisjointSlice`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
@@ -15,12 +16,14 @@
 mod disjoint_slice;
 mod intrinsic;
 pub mod printf;
+pub mod shared;
 pub mod sync;
 pub mod thread;
 pub mod warp;
 
 pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
+pub use shared::{DynamicSharedArray, SharedArray};
 pub use thread::ThreadIndex;
 
 /// What `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` puts at the start of a kernel: the codegen

@@ -118,6 +118,26 @@ pub enum Error {
         problem: String,
     },
 
+    /// A launch asks for more dynamic shared memory than the device gives one block.
+    #[error(
+        "launching kernel `{kernel}` with {requested} bytes of dynamic shared memory: the device \
+         gives a block at most {device_max} bytes of shared memory, of which the kernel's own \
+         `SharedArray`s take {static_bytes}, leaving {available}. Lower \
+         `LaunchConfig::shared_mem_bytes`, or the size of the kernel's shared arrays"
+    )]
+    SharedMemoryTooLarge {
+        /// The kernel being launched.
+        kernel: &'static str,
+        /// `LaunchConfig::shared_mem_bytes`.
+        requested: u32,
+        /// What is left for dynamic shared memory.
+        available: u32,
+        /// The kernel's static shared memory.
+        static_bytes: u32,
+        /// The device's shared memory per block, with the opt-in above 48 KiB.
+        device_max: u32,
+    },
+
     /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
     /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
     #[error(
@@ -284,6 +304,26 @@ mod tests {
         }
         for code in [CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY] {
             assert!(!is_fault(&DriverFailure(code)), "{code:?}");
+        }
+    }
+
+    #[test]
+    fn too_much_shared_memory_says_how_much_there_is() {
+        let error = Error::SharedMemoryTooLarge {
+            kernel: "block_sum",
+            requested: 300_000,
+            available: 228_352,
+            static_bytes: 1024,
+            device_max: 232_448,
+        };
+        let text = error.to_string();
+        for expected in [
+            "kernel `block_sum` with 300000 bytes of dynamic shared memory",
+            "at most 232448 bytes",
+            "take 1024, leaving 228352",
+            "Lower `LaunchConfig::shared_mem_bytes`",
+        ] {
+            assert!(text.contains(expected), "{expected}: {text}");
         }
     }
 

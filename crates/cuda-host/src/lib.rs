@@ -54,7 +54,7 @@ pub use driver::{
 };
 pub use error::{CudaVersion, DriverFailure, Error};
 pub use kernel_abi::ParamKind;
-pub use module::{Kernel, PtxModule, synchronize};
+pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, PtxModule, synchronize};
 pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
 
 /// Support for the code `#[cuda_module]` generates; not a public API.

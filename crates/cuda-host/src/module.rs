@@ -12,6 +12,11 @@ use crate::param::KernelArgs;
 /// Bytes the driver may write into each JIT log.
 const JIT_LOG_BYTES: usize = 16 * 1024;
 
+/// The dynamic shared memory every kernel may use: a launch that asks for more first raises
+/// the kernel's limit (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), up to what the
+/// device allows a block.
+pub const DEFAULT_DYNAMIC_SHARED_BYTES: u32 = 48 * 1024;
+
 /// A PTX module loaded on a context. Dropping the last handle (the module and its
 /// [`Kernel`]s share it) unloads it.
 #[derive(Clone, Debug)]
@@ -193,6 +198,7 @@ impl Kernel {
             .context()
             .bind_to_thread()
             .map_err(|e| classify(e, "binding the context to this thread"))?;
+        self.allow_dynamic_shared(cfg.shared_mem_bytes)?;
         let earlier = record_launch(self.name);
         let mut pointers = args.pointers();
         // SAFETY: the function belongs to the bound context, `pointers` has one entry per PTX
@@ -251,6 +257,53 @@ fn check_config(kernel: &'static str, cfg: &LaunchConfig, max_threads: u32) -> R
         )));
     }
     Ok(())
+}
+
+impl Kernel {
+    /// Lets the kernel use `bytes` of dynamic shared memory: above
+    /// [`DEFAULT_DYNAMIC_SHARED_BYTES`], raises its limit, or says why the device cannot.
+    /// Expects the kernel's context to be bound.
+    fn allow_dynamic_shared(&self, bytes: u32) -> Result<(), Error> {
+        if bytes <= DEFAULT_DYNAMIC_SHARED_BYTES {
+            return Ok(());
+        }
+        let device_max = self
+            .module
+            .ctx
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(|e| classify(e, "cuDeviceGetAttribute"))?;
+        // SAFETY: the function belongs to the module this kernel keeps loaded.
+        let static_bytes = unsafe {
+            result::function::get_function_attribute(
+                self.function,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            )
+        }
+        .map_err(|e| classify(e, "cuFuncGetAttribute"))?;
+        let device_max = u32::try_from(device_max).unwrap_or(0);
+        let static_bytes = u32::try_from(static_bytes).unwrap_or(0);
+        let available = device_max.saturating_sub(static_bytes);
+        if bytes > available {
+            return Err(Error::SharedMemoryTooLarge {
+                kernel: self.name,
+                requested: bytes,
+                available,
+                static_bytes,
+                device_max,
+            });
+        }
+        // SAFETY: as above; the value was checked against the device's limit.
+        unsafe {
+            result::function::set_function_attribute(
+                self.function,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .map_err(|e| classify(e, "cuFuncSetAttribute"))
+    }
 }
 
 /// The kernel most recently launched through cuda-host in this process: the one a fault seen

@@ -1,10 +1,11 @@
 //! The `mir` dialect: Rust's MIR semantics as pliron IR (see `docs/device-ir.md`).
 //!
-//! * [types]: `mir.ptr`, `mir.slice`, `mir.disjoint_slice`, `mir.array`, `mir.struct`,
-//!   `mir.enum` (scalars are pliron's builtin integer and float types);
-//! * [attributes]: `mir.index` (field / variant indices) and `mir.case_values`;
-//! * [ops]: constants, arithmetic, casts, memory, slices, enums, control flow, calls and
-//!   `mir.func`.
+//! * [types]: `mir.ptr`, `mir.slice`, `mir.disjoint_slice`, `mir.dyn_ptr`, `mir.array`,
+//!   `mir.struct`, `mir.enum` (scalars are pliron's builtin integer and float types);
+//! * [attributes]: `mir.index` (field / variant indices), `mir.case_values`, and the layout and
+//!   initial content of globals (`mir.global_layout`, `mir.global_init`);
+//! * [ops]: constants, arithmetic, casts, memory, slices, trait objects, enums, control flow,
+//!   calls, `mir.func` and `mir.global`.
 //!
 //! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
@@ -32,12 +33,15 @@ pub fn register(ctx: &mut Context) {
     types::PtrType::register(ctx);
     types::SliceType::register(ctx);
     types::DisjointSliceType::register(ctx);
+    types::DynPtrType::register(ctx);
     types::ArrayType::register(ctx);
     types::StructType::register(ctx);
     types::EnumType::register(ctx);
 
     attributes::IndexAttr::register(ctx);
     attributes::CaseValuesAttr::register(ctx);
+    attributes::GlobalInitAttr::register(ctx);
+    attributes::GlobalLayoutAttr::register(ctx);
 
     macro_rules! register_ops {
         ($($op:ident),* $(,)?) => {
@@ -87,6 +91,9 @@ pub fn register(ctx: &mut Context) {
         MakeSliceOp,
         SlicePtrOp,
         SliceLenOp,
+        MakeDynOp,
+        DynDataOp,
+        DynVtableOp,
         GetDiscriminantOp,
         SetDiscriminantOp,
         VariantFieldAddrOp,
@@ -97,7 +104,11 @@ pub fn register(ctx: &mut Context) {
         UnreachableOp,
         TrapOp,
         CallOp,
+        CallIndirectOp,
         FuncOp,
         MathOp,
+        GlobalOp,
+        GlobalAddrOp,
+        FuncAddrOp,
     );
 }

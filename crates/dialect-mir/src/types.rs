@@ -113,6 +113,30 @@ impl DisjointSliceType {
     }
 }
 
+/// A reference or raw pointer to a trait object (`&dyn Trait`, `*const dyn Fn(u32) -> u32`): a
+/// generic data pointer and a generic pointer to the vtable rustc lays out for the concrete
+/// type (drop glue, size, align, then the methods, one pointer-sized entry each). `name` is
+/// the trait's, only informative.
+///
+/// Printed as `mir.dyn_ptr <"name">`.
+#[pliron_type(
+    name = "mir.dyn_ptr",
+    generate_get = true,
+    format = "`<` $name `>`",
+    verifier = "succ"
+)]
+#[derive(Hash, PartialEq, Eq, Debug)]
+pub struct DynPtrType {
+    name: String,
+}
+
+impl DynPtrType {
+    /// The (informative) name of the trait.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// A fixed-size array `[elem; len]`.
 ///
 /// Printed as `mir.array <elem, len>`.
@@ -676,7 +700,7 @@ pub fn layout_of(ctx: &Context, ty: TypeHandle) -> Option<Layout> {
             align: POINTER_SIZE,
         });
     }
-    if ty_ref.is::<SliceType>() || ty_ref.is::<DisjointSliceType>() {
+    if ty_ref.is::<SliceType>() || ty_ref.is::<DisjointSliceType>() || ty_ref.is::<DynPtrType>() {
         return Some(Layout {
             size: 2 * POINTER_SIZE,
             align: POINTER_SIZE,

@@ -10,6 +10,8 @@
 //! - block arguments become `phi` nodes built from the predecessor edges, with trampoline blocks where parallel edges disagree;
 //! - constant-like ops (`llvm.constant`, `llvm.zero`, `llvm.undef`, `llvm.poison`,
 //!   `llvm.addressof`) are written inline at their uses;
+//! - a global's initializer region is folded into one constant (constant expressions for
+//!   `llvm.addrspacecast` and `llvm.gep`, aggregates built with `llvm.insert_value`);
 //! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points;
 //! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
 //!
@@ -17,6 +19,7 @@
 //!
 //! [`libdevice`] finds NVIDIA's libdevice and links it into modules whose math calls it.
 
+mod const_expr;
 mod constants;
 mod error;
 mod function;

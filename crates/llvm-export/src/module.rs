@@ -19,14 +19,14 @@ use pliron_llvm::{
     attributes::{AlignmentAttr, LinkageAttr},
     llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
     op_interfaces::ATTR_KEY_LLVM_ALIGNMENT,
-    ops::{FuncOp, GlobalOp, ReturnOp},
+    ops::{FuncOp, GlobalOp},
     types::FuncType,
 };
 
 use crate::{
     constants::ConstWriter,
     error::ExportError,
-    function::{inline_constant, write_function},
+    function::write_function,
     naming::{escape, global_ref},
     symbols::{SymbolKind, Symbols},
     types::{TypeWriter, func_parts},
@@ -278,7 +278,7 @@ fn write_global(
         };
         Some(writer.value(&*value, ty)?)
     } else if global.get_initializer_region(ctx).is_some() {
-        Some(region_initializer(ctx, state, global)?)
+        Some(crate::const_expr::region_initializer(ctx, state, global)?)
     } else {
         None
     };
@@ -315,46 +315,6 @@ fn write_global(
     Ok(format!(
         "{} = {linkage}{addrspace}{kind} {ty_text}{init}{align}\n",
         global_ref(&llvm_name)
-    ))
-}
-
-/// The constant returned by a global's initializer region, which may hold only constant-like
-/// ops (`llvm.constant`, `llvm.zero`, `llvm.undef`, `llvm.poison`, `llvm.addressof`).
-fn region_initializer(
-    ctx: &Context,
-    state: &mut ModuleState,
-    global: &GlobalOp,
-) -> Result<String, ExportError> {
-    let block = global
-        .get_initializer_block(ctx)
-        .ok_or_else(|| ExportError::malformed("llvm.global", "empty initializer region"))?;
-    let mut values = HashMap::new();
-    for op in block.deref(ctx).iter(ctx).collect::<Vec<_>>() {
-        if let Some(ret) = Operation::get_op::<ReturnOp>(op, ctx) {
-            let retval = ret.retval(ctx).ok_or_else(|| {
-                ExportError::malformed("llvm.global", "initializer region returns no value")
-            })?;
-            return values.remove(&retval).ok_or_else(|| {
-                ExportError::malformed("llvm.global", "initializer returns a non-constant value")
-            });
-        }
-        match inline_constant(ctx, state, op)? {
-            Some(text) => {
-                values.insert(op.deref(ctx).get_result(0), text);
-            }
-            None => {
-                return Err(ExportError::UnsupportedOp {
-                    op: format!(
-                        "{} (in a global initializer)",
-                        Operation::get_op_dyn(op, ctx).get_opid()
-                    ),
-                });
-            }
-        }
-    }
-    Err(ExportError::malformed(
-        "llvm.global",
-        "initializer region does not end with llvm.return",
     ))
 }
 

@@ -11,6 +11,8 @@
 
 // Links the compiler's crates (which `rustc_public` uses) from rustc's own dylib.
 extern crate rustc_driver;
+extern crate rustc_hir;
+extern crate rustc_middle;
 extern crate rustc_public;
 extern crate rustc_public_bridge;
 

@@ -11,8 +11,12 @@
 //!   its definition comes from outside Rust.
 //! - Anything else (generic instances, closures, compiler shims) takes its mangled symbol, which
 //!   is unique and already a valid identifier.
+//!
+//! Statics are named the same way ([`static_symbol`]); the other globals, which have no Rust
+//! name, are `__oxide_const_N`.
 
-use rustc_public::mir::mono::{Instance, InstanceKind};
+use rustc_public::CrateDef;
+use rustc_public::mir::mono::{Instance, InstanceKind, StaticDef};
 
 /// The symbol of `instance`, a kernel when `is_kernel`.
 pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
@@ -27,6 +31,16 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     match plain.then(|| path_symbol(&path)).flatten() {
         Some(symbol) => symbol,
         None => instance.mangled_name(),
+    }
+}
+
+/// The symbol of a `static` item: its path with reserved names stripped (a static declared in a
+/// kernel is `app__kernels__block_sum__TILE`), or its mangled symbol when the path is not plain.
+pub fn static_symbol(def: StaticDef) -> String {
+    let path = reserved_oxide_symbols::strip_all_reserved(&def.name());
+    match path_symbol(&path) {
+        Some(symbol) => symbol,
+        None => Instance::from(def).mangled_name(),
     }
 }
 

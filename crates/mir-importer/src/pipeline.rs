@@ -16,7 +16,7 @@ use rustc_public::mir::mono::Instance;
 
 use crate::translator;
 use crate::translator::body::FunctionContext;
-use crate::translator::{TranslationError, TypeTranslator};
+use crate::translator::{GlobalRegistry, TranslationError, TypeTranslator};
 
 /// A device function found by the codegen backend's collector.
 #[derive(Clone, Debug)]
@@ -238,6 +238,7 @@ fn translate_module(
     let module = ModuleOp::new(ctx, name);
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
+    let mut globals = GlobalRegistry::new(module_block);
     let mut rustc_mir = String::new();
     for function in functions {
         let Some(body) = function.instance.body() else {
@@ -253,6 +254,7 @@ fn translate_module(
         }
         let fcx = FunctionContext {
             types: &mut types,
+            globals: &mut globals,
             overflow_checks: config.overflow_checks,
         };
         translator::translate_function(ctx, module_block, function, &body, fcx).map_err(

@@ -63,8 +63,16 @@ pub enum LoweringError {
         /// The op's name.
         op: String,
     },
-    /// The module holds something other than `mir.func`s.
-    #[error("the module holds `{op}`, but only `mir.func` ops can be lowered")]
+    /// A global's initial content cannot be expressed.
+    #[error("global `{global}`: {reason}")]
+    Global {
+        /// The symbol of the global.
+        global: String,
+        /// Why not.
+        reason: String,
+    },
+    /// The module holds something other than `mir.func`s and `mir.global`s.
+    #[error("the module holds `{op}`, but only `mir.func` and `mir.global` ops can be lowered")]
     UnexpectedModuleItem {
         /// The op's name.
         op: String,

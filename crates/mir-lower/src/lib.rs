@@ -2,6 +2,7 @@
 //! `docs/device-ir.md`), and the kernel entry ABI.
 //!
 //! * [lower_mir_to_llvm]: the whole-module lowering;
+//! * [globals]: `mir.global`s as `llvm.global`s, pointers inside them included;
 //! * [abi]: the kernel entry parameters, from [kernel_abi::slots];
 //! * [types]: `mir` types as LLVM types, with rustc's layouts;
 //! * [convert]: the per-op conversions, an op interface implemented for every `mir` and `nvvm`
@@ -11,6 +12,7 @@
 pub mod abi;
 pub mod convert;
 pub mod error;
+pub mod globals;
 pub mod lowering;
 pub mod types;
 

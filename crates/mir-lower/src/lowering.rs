@@ -1,6 +1,6 @@
-//! The whole-module lowering: `mir.func`s become `llvm.func`s (kernels with their entry ABI
-//! and prologue), then the [MirToLlvm] dialect conversion rewrites every op and block argument
-//! inside them.
+//! The whole-module lowering: `mir.global`s become `llvm.global`s, `mir.func`s become
+//! `llvm.func`s (kernels with their entry ABI and prologue), then the [MirToLlvm] dialect
+//! conversion rewrites every op and block argument inside them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -24,12 +24,16 @@ use pliron::{
     region::Region,
     r#type::{TypeHandle, Typed},
 };
-use pliron_llvm::{attributes::LinkageAttr, ops::FuncOp as LlvmFuncOp};
+use pliron_llvm::{
+    attributes::LinkageAttr,
+    ops::{FuncOp as LlvmFuncOp, GlobalOp as LlvmGlobalOp},
+};
 
 use crate::{
     abi::build_prologue,
     convert::{MirToLlvm, enclosing_function},
     error::{LoweringError, OpError},
+    globals::lower_globals,
     types::{function_type, value_type},
 };
 
@@ -45,6 +49,7 @@ use crate::{
 pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), LoweringError> {
     dialect_mir::register(ctx);
     dialect_nvvm::register(ctx);
+    let global_spaces = lower_globals(ctx, module)?;
     let funcs = module_functions(ctx, module)?;
     for &func in &funcs {
         check_block_arguments(ctx, func)?;
@@ -54,7 +59,8 @@ pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), Lowe
     for func in funcs {
         replace_function(ctx, func)?;
     }
-    apply_dialect_conversion(ctx, &mut MirToLlvm, module.get_operation()).map_err(
+    let mut conversion = MirToLlvm { global_spaces };
+    apply_dialect_conversion(ctx, &mut conversion, module.get_operation()).map_err(
         |err| match err.err.downcast_ref::<LoweringError>() {
             Some(lowering) => lowering.clone(),
             None => LoweringError::Conversion(err.disp(ctx).to_string()),
@@ -65,12 +71,13 @@ pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), Lowe
         .map_err(|err| LoweringError::Verification(err.disp(ctx).to_string()))
 }
 
-/// The `mir.func`s of `module`, which must hold nothing else.
+/// The `mir.func`s of `module`, which must hold nothing else but (lowered) globals.
 fn module_functions(ctx: &Context, module: ModuleOp) -> Result<Vec<FuncOp>, LoweringError> {
     module
         .get_body(ctx, 0)
         .deref(ctx)
         .iter(ctx)
+        .filter(|&op| Operation::get_op::<LlvmGlobalOp>(op, ctx).is_none())
         .map(|op| {
             Operation::get_op::<FuncOp>(op, ctx).ok_or_else(|| {
                 LoweringError::UnexpectedModuleItem {

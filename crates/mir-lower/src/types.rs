@@ -7,7 +7,8 @@
 //! alignment would move a field), enums an opaque blob of their size and alignment.
 
 use dialect_mir::types::{
-    ArrayType, DisjointSliceType, EnumType, Layout, PtrType, SliceType, StructType, layout_of,
+    ArrayType, DisjointSliceType, DynPtrType, EnumType, Layout, PtrType, SliceType, StructType,
+    layout_of,
 };
 use pliron::{
     builtin::{
@@ -64,6 +65,7 @@ pub fn needs_conversion(ctx: &Context, ty: TypeHandle) -> bool {
     ty_ref.is::<PtrType>()
         || ty_ref.is::<SliceType>()
         || ty_ref.is::<DisjointSliceType>()
+        || ty_ref.is::<DynPtrType>()
         || ty_ref.is::<ArrayType>()
         || ty_ref.is::<StructType>()
         || ty_ref.is::<EnumType>()
@@ -114,6 +116,12 @@ pub fn slice_type(ctx: &Context) -> TypeHandle {
     LlvmStructType::get_unnamed(ctx, (vec![ptr, len], StructLayout::Unpacked)).into()
 }
 
+/// The literal `{ ptr, ptr }` of trait object pointers (data, vtable).
+pub fn dyn_ptr_type(ctx: &Context) -> TypeHandle {
+    let ptr: TypeHandle = PointerType::get(ctx, 0).into();
+    LlvmStructType::get_unnamed(ctx, (vec![ptr, ptr], StructLayout::Unpacked)).into()
+}
+
 /// The LLVM type of an SSA value of type `ty`.
 pub fn value_type(ctx: &Context, ty: TypeHandle) -> Result<TypeHandle, OpError> {
     let ty_ref = ty.deref(ctx);
@@ -128,6 +136,9 @@ pub fn value_type(ctx: &Context, ty: TypeHandle) -> Result<TypeHandle, OpError> 
     }
     if ty_ref.is::<SliceType>() || ty_ref.is::<DisjointSliceType>() {
         return Ok(slice_type(ctx));
+    }
+    if ty_ref.is::<DynPtrType>() {
+        return Ok(dyn_ptr_type(ctx));
     }
     if let Some(array) = ty_ref.downcast_ref::<ArrayType>() {
         let elem = memory_type(ctx, array.elem())?;

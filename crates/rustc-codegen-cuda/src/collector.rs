@@ -2,16 +2,22 @@
 //!
 //! [`find_roots`] scans the crate's mono items for reserved names (`#[kernel]`, `#[device]`).
 //! [`collect_device_functions`] then walks the MIR call graph breadth-first from those roots,
-//! over `Call` and `Drop` terminators, applying the [crate rules](crate::crate_rules). MIR of
-//! functions from other crates comes from their metadata (`-Zalways-encode-mir`).
+//! over `Call` and `Drop` terminators and every function whose address device code takes
+//! (function pointers, vtables, pointers in constants and statics), applying the
+//! [crate rules](crate::crate_rules). MIR of functions from other crates comes from their
+//! metadata (`-Zalways-encode-mir`).
 
 use std::collections::VecDeque;
 
 use reserved_oxide_symbols::ReservedKind;
 use rustc_data_structures::fx::FxHashMap;
+use rustc_data_structures::fx::FxHashSet;
 use rustc_hir::def::DefKind;
+use rustc_middle::mir::interpret::{AllocId, GlobalAlloc, Scalar};
+use rustc_middle::mir::visit::Visitor as MirVisitor;
 use rustc_middle::mir::{self, TerminatorKind};
 use rustc_middle::mono::MonoItem;
+use rustc_middle::ty::adjustment::PointerCoercion;
 use rustc_middle::ty::print::{
     with_no_trimmed_paths, with_no_visible_paths, with_resolve_crate_name,
 };
@@ -122,21 +128,28 @@ pub fn collect_device_functions<'tcx>(
             continue;
         }
         let body = tcx.instance_mir(instance.def);
-        for (callee, span) in callees(tcx, instance, body) {
+        for (callee, span, how) in callees(tcx, instance, body) {
             if caller_of.contains_key(&callee) {
                 continue;
             }
-            match rule_for(tcx, callee) {
-                CalleeRule::Collect => {
+            match (rule_for(tcx, callee), how) {
+                // A function whose address is taken must exist even where a call to it would
+                // not be made (a panic traps instead, a UB check is off): its body is compiled
+                // like any other. Intrinsic stubs have no address; the importer says so.
+                (CalleeRule::Collect, _)
+                | (CalleeRule::Panic | CalleeRule::UbCheck, Use::Address) => {
                     caller_of.insert(callee, Some(instance));
                     worklist.push_back((callee, false));
                 }
-                CalleeRule::IntrinsicStub
-                | CalleeRule::MathFunction
-                | CalleeRule::External
-                | CalleeRule::Panic
-                | CalleeRule::UbCheck => {}
-                CalleeRule::Forbidden { reason } => {
+                (
+                    CalleeRule::IntrinsicStub
+                    | CalleeRule::MathFunction
+                    | CalleeRule::External
+                    | CalleeRule::Panic
+                    | CalleeRule::UbCheck,
+                    _,
+                ) => {}
+                (CalleeRule::Forbidden { reason }, _) => {
                     let mut chain = vec![callee, instance];
                     let mut cursor = instance;
                     while let Some(Some(caller)) = caller_of.get(&cursor) {
@@ -176,8 +189,8 @@ pub fn instance_path<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Strin
 
 fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
     match callee.def {
-        // Compiler intrinsics become LLVM operations in the importer; calls through a vtable are
-        // reported there as unsupported. Neither has a body to collect.
+        // Compiler intrinsics become LLVM operations in the importer; a call through a vtable
+        // calls what the vtable holds, collected where the vtable is built. Neither has a body.
         InstanceKind::Intrinsic(_) | InstanceKind::Virtual(..) => CalleeRule::IntrinsicStub,
         _ => {
             let def_id = callee.def_id();
@@ -292,43 +305,212 @@ fn panic_bound_blocks<'tcx>(
     }
 }
 
-/// The functions `body` calls or drops, monomorphised for `instance`, with the call's span.
+/// How device code reaches a function.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Use {
+    /// A call, or the drop glue a `Drop` runs.
+    Call,
+    /// Its address is taken: a function pointer, a vtable entry, a pointer inside a constant.
+    Address,
+}
+
+/// The functions `body` calls, drops or takes the address of, monomorphised for `instance`,
+/// with the span of the use. Like rustc's own mono-item collector, it follows function items
+/// reified to pointers, closures coerced to `fn`, unsizing coercions to `dyn Trait` (the
+/// vtable's methods and drop glue) and every constant's allocation, recursively (functions,
+/// vtables and the initialisers of the statics they point to).
 fn callees<'tcx>(
     tcx: TyCtxt<'tcx>,
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
-) -> Vec<(Instance<'tcx>, Span)> {
-    let typing_env = TypingEnv::fully_monomorphized();
-    let monomorphize = |ty: ty::Ty<'tcx>| {
-        instance.instantiate_mir_and_normalize_erasing_regions(
-            tcx,
-            typing_env,
-            EarlyBinder::bind(ty),
-        )
+) -> Vec<(Instance<'tcx>, Span, Use)> {
+    let mut uses = Uses {
+        tcx,
+        instance,
+        body,
+        out: Vec::new(),
+        seen_allocs: FxHashSet::default(),
     };
-    let mut out = Vec::new();
     for block in device_reachable_blocks(tcx, body) {
-        let terminator = body.basic_blocks[block].terminator();
+        uses.visit_basic_block_data(block, &body.basic_blocks[block]);
+    }
+    uses.out
+}
+
+/// The MIR visitor behind [callees].
+struct Uses<'tcx> {
+    tcx: TyCtxt<'tcx>,
+    instance: Instance<'tcx>,
+    body: &'tcx mir::Body<'tcx>,
+    out: Vec<(Instance<'tcx>, Span, Use)>,
+    seen_allocs: FxHashSet<AllocId>,
+}
+
+impl<'tcx> Uses<'tcx> {
+    fn monomorphize<T>(&self, value: T) -> T
+    where
+        T: ty::TypeFoldable<TyCtxt<'tcx>>,
+    {
+        self.instance.instantiate_mir_and_normalize_erasing_regions(
+            self.tcx,
+            TypingEnv::fully_monomorphized(),
+            EarlyBinder::bind(value),
+        )
+    }
+
+    /// The functions an allocation points to, through other allocations, vtables and statics.
+    fn walk_alloc(&mut self, alloc_id: AllocId, span: Span) {
+        if !self.seen_allocs.insert(alloc_id) {
+            return;
+        }
+        let tcx = self.tcx;
+        match tcx.global_alloc(alloc_id) {
+            GlobalAlloc::Static(def_id) => {
+                if let Ok(alloc) = tcx.eval_static_initializer(def_id) {
+                    let targets: Vec<AllocId> = alloc
+                        .inner()
+                        .provenance()
+                        .ptrs()
+                        .values()
+                        .map(|prov| prov.alloc_id())
+                        .collect();
+                    for target in targets {
+                        self.walk_alloc(target, span);
+                    }
+                }
+            }
+            GlobalAlloc::Memory(alloc) => {
+                let targets: Vec<AllocId> = alloc
+                    .inner()
+                    .provenance()
+                    .ptrs()
+                    .values()
+                    .map(|prov| prov.alloc_id())
+                    .collect();
+                for target in targets {
+                    self.walk_alloc(target, span);
+                }
+            }
+            GlobalAlloc::Function { instance } => self.out.push((instance, span, Use::Address)),
+            GlobalAlloc::VTable(ty, dyn_ty) => {
+                let principal = dyn_ty
+                    .principal()
+                    .map(|principal| tcx.instantiate_bound_regions_with_erased(principal));
+                self.walk_alloc(tcx.vtable_allocation((ty, principal)), span);
+            }
+            GlobalAlloc::TypeId { .. } => {}
+        }
+    }
+
+    /// The vtable an unsizing coercion from `source` to `target` builds, if it builds one.
+    fn unsize(&mut self, source: ty::Ty<'tcx>, target: ty::Ty<'tcx>, span: Span) {
+        let tcx = self.tcx;
+        let (source, target) = match (source.kind(), target.kind()) {
+            (
+                &ty::Ref(_, source, _) | &ty::RawPtr(source, _),
+                &ty::Ref(_, target, _) | &ty::RawPtr(target, _),
+            ) => tcx.struct_lockstep_tails_for_codegen(
+                source,
+                target,
+                TypingEnv::fully_monomorphized(),
+            ),
+            // Unsizing through a struct (`NonNull<T>`, `Pin<&T>`) is refused by the importer.
+            _ => return,
+        };
+        if let ty::Dynamic(predicates, ..) = *target.kind()
+            && !source.is_trait()
+        {
+            let principal = predicates
+                .principal()
+                .map(|principal| tcx.instantiate_bound_regions_with_erased(principal));
+            let vtable = tcx.vtable_allocation((source, principal));
+            self.walk_alloc(vtable, span);
+        }
+    }
+}
+
+impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
+    fn visit_rvalue(&mut self, rvalue: &mir::Rvalue<'tcx>, location: mir::Location) {
+        let span = self.body.source_info(location).span;
+        let tcx = self.tcx;
+        if let mir::Rvalue::Cast(mir::CastKind::PointerCoercion(coercion, _), operand, target) =
+            rvalue
+        {
+            let source = self.monomorphize(operand.ty(self.body, tcx));
+            match coercion {
+                PointerCoercion::Unsize => {
+                    let target = self.monomorphize(*target);
+                    self.unsize(source, target, span);
+                }
+                PointerCoercion::ReifyFnPointer(_) => {
+                    if let ty::FnDef(def_id, args) = *source.kind()
+                        && let Some(callee) = Instance::resolve_for_fn_ptr(
+                            tcx,
+                            TypingEnv::fully_monomorphized(),
+                            def_id,
+                            args,
+                        )
+                    {
+                        self.out.push((callee, span, Use::Address));
+                    }
+                }
+                PointerCoercion::ClosureFnPointer(_) => {
+                    if let ty::Closure(def_id, args) = *source.kind() {
+                        let callee =
+                            Instance::resolve_closure(tcx, def_id, args, ty::ClosureKind::FnOnce);
+                        self.out.push((callee, span, Use::Address));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.super_rvalue(rvalue, location);
+    }
+
+    fn visit_const_operand(
+        &mut self,
+        constant: &mir::ConstOperand<'tcx>,
+        _location: mir::Location,
+    ) {
+        let const_ = self.monomorphize(constant.const_);
+        let Ok(value) = const_.eval(self.tcx, TypingEnv::fully_monomorphized(), constant.span)
+        else {
+            // rustc reports constants that fail to evaluate itself.
+            return;
+        };
+        match value {
+            mir::ConstValue::Scalar(Scalar::Ptr(ptr, _)) => {
+                self.walk_alloc(ptr.provenance.alloc_id(), constant.span)
+            }
+            mir::ConstValue::Indirect { alloc_id, .. }
+            | mir::ConstValue::Slice { alloc_id, .. } => self.walk_alloc(alloc_id, constant.span),
+            _ => {}
+        }
+    }
+
+    fn visit_terminator(&mut self, terminator: &mir::Terminator<'tcx>, location: mir::Location) {
+        let tcx = self.tcx;
         let span = terminator.source_info.span;
+        let typing_env = TypingEnv::fully_monomorphized();
         match &terminator.kind {
             TerminatorKind::Call { func, .. } | TerminatorKind::TailCall { func, .. } => {
-                let callee_ty = monomorphize(func.ty(body, tcx));
+                let callee_ty = self.monomorphize(func.ty(self.body, tcx));
                 if let ty::FnDef(def_id, args) = *callee_ty.kind()
                     && let Ok(Some(callee)) = Instance::try_resolve(tcx, typing_env, def_id, args)
                 {
-                    out.push((callee, span));
+                    self.out.push((callee, span, Use::Call));
                 }
             }
             TerminatorKind::Drop { place, .. } => {
-                let ty = monomorphize(place.ty(body, tcx).ty);
+                let ty = self.monomorphize(place.ty(self.body, tcx).ty);
                 let glue = Instance::resolve_drop_glue(tcx, ty);
                 let is_noop = matches!(glue.def, InstanceKind::DropGlue(_, None));
                 if !is_noop {
-                    out.push((glue, span));
+                    self.out.push((glue, span, Use::Call));
                 }
             }
             _ => {}
         }
+        self.super_terminator(terminator, location);
     }
-    out
 }

@@ -15,6 +15,7 @@ use rustc_public::mir::{Body, Local};
 use rustc_public::ty::Ty;
 
 use super::error::{TResult, TranslationError};
+use super::global::GlobalRegistry;
 use super::types::{TypeTranslator, is_zero_sized};
 use crate::CollectedFunction;
 
@@ -22,6 +23,8 @@ use crate::CollectedFunction;
 pub struct FunctionContext<'a> {
     /// The module's type cache.
     pub types: &'a mut TypeTranslator,
+    /// The module's globals.
+    pub globals: &'a mut GlobalRegistry,
     /// Whether rustc was asked for overflow checks (`cfg!(overflow_checks)` in `core`).
     pub overflow_checks: bool,
 }
@@ -30,6 +33,7 @@ pub struct FunctionContext<'a> {
 pub struct FnTranslator<'a> {
     pub(crate) ctx: &'a mut Context,
     pub(crate) types: &'a mut TypeTranslator,
+    pub(crate) globals: &'a mut GlobalRegistry,
     pub(crate) body: &'a Body,
     pub(crate) overflow_checks: bool,
     /// The slot of each local, `None` for zero-sized locals.
@@ -61,6 +65,7 @@ pub fn translate_function(
 ) -> Result<FuncOp, TranslationError> {
     let FunctionContext {
         types,
+        globals,
         overflow_checks,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
@@ -96,6 +101,7 @@ pub fn translate_function(
     let mut fx = FnTranslator {
         ctx,
         types,
+        globals,
         body,
         overflow_checks,
         slots: vec![],
@@ -147,6 +153,14 @@ impl FnTranslator<'_> {
     /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
     fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
         for decl in self.body.locals() {
+            if holds_shared_array(decl.ty) {
+                return Err(TranslationError::unsupported(format!(
+                    "a `SharedArray` in a local variable (type `{}`): shared memory is declared \
+                     `static mut NAME: SharedArray<T, N> = SharedArray::UNINIT;`",
+                    decl.ty
+                ))
+                .at(decl.span));
+            }
             let ty = non_zst_type(self.ctx, self.types, decl.ty).map_err(|e| e.at(decl.span))?;
             let slot = match ty {
                 Some(ty) => Some(self.emit(|ctx| AllocaOp::new(ctx, ty)).result(self.ctx)),
@@ -334,6 +348,18 @@ fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {
         }
     }
     Ok(params)
+}
+
+/// Whether a value of type `ty` holds a `cuda_device::shared::SharedArray` (directly or in an
+/// array or tuple): shared memory exists only as `static mut` items, never in a local.
+fn holds_shared_array(ty: Ty) -> bool {
+    use rustc_public::ty::{RigidTy, TyKind};
+    match ty.kind() {
+        TyKind::RigidTy(RigidTy::Adt(def, _)) => super::global::is_shared_array(def),
+        TyKind::RigidTy(RigidTy::Array(elem, _)) => holds_shared_array(elem),
+        TyKind::RigidTy(RigidTy::Tuple(fields)) => fields.into_iter().any(holds_shared_array),
+        _ => false,
+    }
 }
 
 /// The successors of a terminator, without unwind edges.

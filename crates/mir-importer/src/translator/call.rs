@@ -1,5 +1,6 @@
 //! Calls: device functions, GPU intrinsics, `core` intrinsics, C math functions, panics and
-//! drops.
+//! drops; calls through function pointers and through the vtables of trait objects
+//! (`mir.call_indirect`).
 //!
 //! Calling convention between device functions: every non-zero-sized argument is passed by
 //! value, in order; for a callee with the `rust-call` ABI (closures called through `Fn*`)
@@ -30,9 +31,16 @@ impl FnTranslator<'_> {
         target: Option<usize>,
     ) -> TResult<()> {
         let callee_ty = self.operand_ty(func)?;
+        if let TyKind::RigidTy(RigidTy::FnPtr(sig)) = callee_ty.kind() {
+            let Some(pointer) = self.translate_operand(func)? else {
+                unsupported!("a call through a zero-sized function pointer")
+            };
+            let values = self.call_arguments(sig.skip_binder().abi, args)?;
+            return self.call_through(pointer, values, destination, target);
+        }
         let Some((def, generic_args)) = callee_ty.kind().fn_def().map(|(d, a)| (d, a.clone()))
         else {
-            unsupported!("a call through a function pointer (callee of type `{callee_ty}`)")
+            unsupported!("a call of a value of type `{callee_ty}`")
         };
         let instance = match Instance::resolve(def, &generic_args) {
             Ok(instance) => instance,
@@ -50,8 +58,27 @@ impl FnTranslator<'_> {
             .expect("a function item has a signature");
 
         match instance.kind {
-            InstanceKind::Virtual { .. } => {
-                unsupported!("a call through a `dyn` trait object (`{}`)", def.name())
+            InstanceKind::Virtual { idx } => {
+                let mut values = self.call_arguments(abi, args)?;
+                let receiver = args.first().map(|a| self.operand_ty(a)).transpose()?;
+                let is_object = receiver
+                    .and_then(|ty| ty.kind().builtin_deref(true))
+                    .is_some_and(|pointee| pointee.ty.kind().is_trait());
+                if !is_object || values.is_empty() {
+                    unsupported!(
+                        "a call of `{}` through a trait object that is not behind a reference",
+                        def.name()
+                    )
+                }
+                // The method receives the data pointer as `self`; the vtable holds it at `idx`.
+                let object = values[0];
+                let byte_ptr = self.byte_pointer_type();
+                values[0] = self
+                    .emit(|ctx| DynDataOp::new(ctx, object, byte_ptr))
+                    .result(self.ctx);
+                let method_ty = super::types::fn_pointer_type(self.ctx);
+                let method = self.vtable_entry(object, idx, method_ty)?;
+                return self.call_through(method, values, destination, target);
             }
             InstanceKind::Intrinsic => {
                 let name = instance.intrinsic_name().unwrap_or_default();
@@ -86,14 +113,7 @@ impl FnTranslator<'_> {
             return Ok(());
         }
 
-        let values = match (abi == Abi::RustCall, args.split_last()) {
-            (true, Some((tuple, leading))) => {
-                let mut values = self.argument_values(leading)?;
-                self.untuple_into(tuple, &mut values)?;
-                values
-            }
-            _ => self.argument_values(args)?,
-        };
+        let values = self.call_arguments(abi, args)?;
         let name = crate::naming::export_name(&instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
@@ -101,6 +121,38 @@ impl FnTranslator<'_> {
             self.declare_external(&name, &values, result_ty)?;
         }
         let result = self.emit_call(&name, values, result_ty)?;
+        self.store_result(destination, result)?;
+        self.continue_to(target)
+    }
+
+    /// The values passed for `args` to a callee of ABI `abi`: the non-zero-sized arguments, the
+    /// trailing tuple of a `rust-call` spread into its fields.
+    fn call_arguments(&mut self, abi: Abi, args: &[Operand]) -> TResult<Vec<Value>> {
+        match (abi == Abi::RustCall, args.split_last()) {
+            (true, Some((tuple, leading))) => {
+                let mut values = self.argument_values(leading)?;
+                self.untuple_into(tuple, &mut values)?;
+                Ok(values)
+            }
+            _ => self.argument_values(args),
+        }
+    }
+
+    /// `mir.call_indirect` of the function at `pointer` with `values`, its result stored into
+    /// `destination`; then on to `target`.
+    fn call_through(
+        &mut self,
+        pointer: Value,
+        values: Vec<Value>,
+        destination: &Place,
+        target: Option<usize>,
+    ) -> TResult<()> {
+        let result_ty =
+            super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
+        let arg_types = values.iter().map(|v| v.get_type(self.ctx)).collect();
+        let fn_ty = FunctionType::get(self.ctx, arg_types, result_ty.into_iter().collect());
+        let call = self.emit(|ctx| CallIndirectOp::new(ctx, pointer, fn_ty, values));
+        let result = call.result(self.ctx);
         self.store_result(destination, result)?;
         self.continue_to(target)
     }
@@ -193,6 +245,9 @@ impl FnTranslator<'_> {
         let pointer = match place_ref.address {
             Some(Address::Thin(ptr)) => ptr,
             Some(Address::Slice(slice)) => slice,
+            Some(Address::Dyn(_)) => {
+                unsupported!("dropping a trait object in place (`{}`)", place_ref.ty)
+            }
             None => return Ok(()),
         };
         let name = crate::naming::export_name(&glue, false);

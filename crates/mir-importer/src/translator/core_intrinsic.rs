@@ -107,6 +107,9 @@ impl FnTranslator<'_> {
                         .result(self.ctx),
                 )
             }
+            "size_of_val" | "align_of_val" => {
+                Some(self.size_or_align_of_val(name == "size_of_val", instance, &values)?)
+            }
             "transmute" | "transmute_unchecked" => {
                 let [value] = values[..] else {
                     unsupported!("`transmute` of a zero-sized value")

@@ -2,8 +2,11 @@
 //!
 //! One module per MIR concept, like rustc_codegen_cranelift: [body] sets up a function (its
 //! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
-//! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
-//! names say; [call] handles calls, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
+//! walks it; [statement], [rvalue], [place], [operand], [constant] and [terminator] translate
+//! what their names say; [global] gives every allocation device code refers to (constants,
+//! statics, vtables, shared memory) its module-level global; [trait_object] builds and reads
+//! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
+//! and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
 //! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
 //! maps Rust types to dialect-mir types with rustc's layout; [launch_bounds] reads a kernel's
 //! `#[launch_bounds]`.
@@ -13,9 +16,11 @@
 
 pub mod body;
 pub mod call;
+pub mod constant;
 pub mod core_intrinsic;
 pub mod error;
 pub mod external;
+pub mod global;
 pub mod gpu_intrinsic;
 pub mod launch_bounds;
 pub mod math;
@@ -24,8 +29,10 @@ pub mod place;
 pub mod rvalue;
 pub mod statement;
 pub mod terminator;
+pub mod trait_object;
 pub mod types;
 
 pub use body::translate_function;
 pub use error::TranslationError;
+pub use global::GlobalRegistry;
 pub use types::TypeTranslator;

@@ -3,7 +3,8 @@
 //! A place starts at its local's slot; each projection moves the address: a field is
 //! `mir.field_addr` (or `mir.variant_field_addr` after a downcast), a deref loads the pointer
 //! stored at the current address, an index is `mir.index_addr`. Behind a reference to a slice
-//! the "address" is the slice value itself (pointer and length), which indexing then uses.
+//! the "address" is the slice value itself (pointer and length), which indexing then uses;
+//! behind a reference to a trait object it is the `mir.dyn_ptr` value.
 
 use dialect_mir::ops::{
     ArrayElemAddrOp, ConstantOp, FieldAddrOp, IndexAddrOp, LoadOp, SliceLenOp, SlicePtrOp, SubOp,
@@ -26,6 +27,8 @@ pub enum Address {
     Thin(Value),
     /// The place is an unsized slice; this is the slice value (data pointer and length).
     Slice(Value),
+    /// The place is a trait object; this is the `mir.dyn_ptr` value (data and vtable pointers).
+    Dyn(Value),
 }
 
 /// A translated place: its address (none for zero-sized places) and its Rust type.
@@ -45,7 +48,7 @@ impl PlaceRef {
         match self.address {
             None => Ok(None),
             Some(Address::Thin(ptr)) => Ok(Some(ptr)),
-            Some(Address::Slice(_)) => {
+            Some(Address::Slice(_) | Address::Dyn(_)) => {
                 unsupported!("using the unsized place of type `{}` as a value", self.ty)
             }
         }
@@ -117,6 +120,7 @@ impl FnTranslator<'_> {
             .result(self.ctx);
         let address = match pointee.kind() {
             TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => Some(Address::Slice(pointer)),
+            TyKind::RigidTy(RigidTy::Dynamic(..)) => Some(Address::Dyn(pointer)),
             _ if is_zero_sized(pointee)? => None,
             _ => Some(Address::Thin(pointer)),
         };
@@ -171,6 +175,7 @@ impl FnTranslator<'_> {
             Some(Address::Slice(slice)) => self
                 .emit(|ctx| SlicePtrOp::new(ctx, slice))
                 .result(self.ctx),
+            Some(Address::Dyn(_)) => unsupported!("indexing the trait object `{}`", base.ty),
             None => unsupported!("indexing the zero-sized place of type `{}`", base.ty),
         };
         let elem_ptr = self

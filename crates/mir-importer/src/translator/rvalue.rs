@@ -7,10 +7,11 @@ use dialect_mir::ops::*;
 use dialect_mir::types::usize_type;
 use pliron::op::Op;
 use pliron::value::Value;
+use rustc_public::mir::mono::Instance;
 use rustc_public::mir::{
     AggregateKind, BinOp, CastKind, Operand, Place, PointerCoercion, Rvalue, UnOp,
 };
-use rustc_public::ty::{RigidTy, Ty, TyKind};
+use rustc_public::ty::{ClosureKind, RigidTy, Ty, TyKind};
 use rustc_public_bridge::IndexedVal;
 
 use super::body::FnTranslator;
@@ -54,7 +55,13 @@ impl FnTranslator<'_> {
             Rvalue::Use(operand, _) => self.translate_operand(operand)?,
             Rvalue::CopyForDeref(place) => self.read_place(place)?,
             Rvalue::BinaryOp(op, lhs, rhs) => Some(self.binary(*op, lhs, rhs)?),
-            Rvalue::UnaryOp(op, operand) => self.unary(*op, operand)?,
+            Rvalue::UnaryOp(op, operand) => {
+                let result_ty = match rvalue.ty(self.body.locals()) {
+                    Ok(ty) => ty,
+                    Err(e) => unsupported!("an operation whose result type is unknown ({e:?})"),
+                };
+                self.unary(*op, operand, result_ty)?
+            }
             Rvalue::Cast(kind, operand, to) => self.cast(kind, operand, *to)?,
             Rvalue::Ref(_, _, place) | Rvalue::AddressOf(_, place) => self.address_of(place)?,
             Rvalue::Reborrow(_, _, place) => self.address_of(place)?,
@@ -110,8 +117,7 @@ impl FnTranslator<'_> {
     fn address_of(&mut self, place: &Place) -> TResult<Option<Value>> {
         let place_ref = self.translate_place(place)?;
         Ok(Some(match place_ref.address {
-            Some(Address::Thin(ptr)) => ptr,
-            Some(Address::Slice(slice)) => slice,
+            Some(Address::Thin(ptr) | Address::Slice(ptr) | Address::Dyn(ptr)) => ptr,
             None => self.dangling_pointer(place_ref.ty)?,
         }))
     }
@@ -228,7 +234,8 @@ impl FnTranslator<'_> {
         Ok((op.get_result(0), op.get_result(1)))
     }
 
-    fn unary(&mut self, op: UnOp, operand: &Operand) -> TResult<Option<Value>> {
+    /// `op operand`, whose result has type `result_ty`.
+    fn unary(&mut self, op: UnOp, operand: &Operand, result_ty: Ty) -> TResult<Option<Value>> {
         let ty = self.operand_ty(operand)?;
         let Some(value) = self.translate_operand(operand)? else {
             return Ok(None);
@@ -236,12 +243,22 @@ impl FnTranslator<'_> {
         Ok(match op {
             UnOp::Not => Some(self.emit(|ctx| NotOp::new(ctx, value)).result(self.ctx)),
             UnOp::Neg => Some(self.emit(|ctx| NegOp::new(ctx, value)).result(self.ctx)),
-            UnOp::PtrMetadata => match pointee_is_unsized_slice(ty) {
-                true => Some(
+            UnOp::PtrMetadata => match pointer_kind(ty) {
+                PointerKind::Slice => Some(
                     self.emit(|ctx| SliceLenOp::new(ctx, value))
                         .result(self.ctx),
                 ),
-                false => None,
+                PointerKind::Dyn => {
+                    // `DynMetadata<dyn Trait>`: the vtable pointer, in a struct of its own.
+                    let byte_ptr = self.byte_pointer_type();
+                    let vtable = self
+                        .emit(|ctx| DynVtableOp::new(ctx, value, byte_ptr))
+                        .result(self.ctx);
+                    let metadata = self.types.translate(self.ctx, result_ty)?;
+                    Some(self.transmute(vtable, metadata)?)
+                }
+                // The metadata of a thin pointer is `()`.
+                PointerKind::Thin => None,
             },
         })
     }
@@ -249,17 +266,11 @@ impl FnTranslator<'_> {
     fn cast(&mut self, kind: &CastKind, operand: &Operand, to: Ty) -> TResult<Option<Value>> {
         let from = self.operand_ty(operand)?;
         if let CastKind::PointerCoercion(
-            PointerCoercion::ReifyFnPointer(_)
-            | PointerCoercion::ClosureFnPointer(_)
-            | PointerCoercion::UnsafeFnPointer,
+            PointerCoercion::ReifyFnPointer(_) | PointerCoercion::ClosureFnPointer(_),
         ) = kind
         {
-            // Device code cannot call through function pointers (such calls are rejected), so
-            // a function pointer is only ever stored, never used: it gets no address.
             let to_mir = self.types.translate(self.ctx, to)?;
-            return Ok(Some(
-                self.emit(|ctx| UndefOp::new(ctx, to_mir)).result(self.ctx),
-            ));
+            return self.function_pointer(from, to_mir).map(Some);
         }
         let Some(value) = self.translate_operand(operand)? else {
             if is_zero_sized(to)? {
@@ -292,14 +303,12 @@ impl FnTranslator<'_> {
             CastKind::PointerCoercion(PointerCoercion::Unsize) => {
                 return self.unsize(value, from, to, to_mir).map(Some);
             }
-            CastKind::PointerCoercion(
-                PointerCoercion::ReifyFnPointer(_)
-                | PointerCoercion::ClosureFnPointer(_)
-                | PointerCoercion::UnsafeFnPointer,
-            )
-            | CastKind::FnPtrToPtr => {
-                unsupported!("function pointers (casting `{from}` to `{to}`)")
+            CastKind::PointerCoercion(PointerCoercion::UnsafeFnPointer) | CastKind::FnPtrToPtr => {
+                PtrCastOp::new(ctx, value, to_mir).get_operation()
             }
+            CastKind::PointerCoercion(
+                PointerCoercion::ReifyFnPointer(_) | PointerCoercion::ClosureFnPointer(_),
+            ) => unreachable!("handled above"),
         };
         self.inserter_append_operation(op);
         Ok(Some(op.deref(self.ctx).get_result(0)))
@@ -337,8 +346,8 @@ impl FnTranslator<'_> {
         Ok(self.emit(|ctx| LoadOp::new(ctx, cast)).result(self.ctx))
     }
 
-    /// A pointer-to-pointer cast; between slices and thin pointers it takes or keeps the data
-    /// pointer.
+    /// A pointer-to-pointer cast; between slices, trait objects and thin pointers it takes or
+    /// keeps the data pointer (and keeps the length or vtable between two of a kind).
     fn pointer_cast(
         &mut self,
         value: Value,
@@ -346,20 +355,21 @@ impl FnTranslator<'_> {
         to: Ty,
         to_mir: pliron::r#type::TypeHandle,
     ) -> TResult<Value> {
-        let from_slice = pointee_is_unsized_slice(from);
-        let to_slice = pointee_is_unsized_slice(to);
-        Ok(match (from_slice, to_slice) {
-            (false, false) => self
+        Ok(match (pointer_kind(from), pointer_kind(to)) {
+            (PointerKind::Thin, PointerKind::Thin) => self
                 .emit(|ctx| PtrCastOp::new(ctx, value, to_mir))
                 .result(self.ctx),
-            (true, false) => {
+            (PointerKind::Slice, PointerKind::Thin) => {
                 let data = self
                     .emit(|ctx| SlicePtrOp::new(ctx, value))
                     .result(self.ctx);
                 self.emit(|ctx| PtrCastOp::new(ctx, data, to_mir))
                     .result(self.ctx)
             }
-            (true, true) => {
+            (PointerKind::Dyn, PointerKind::Thin) => self
+                .emit(|ctx| DynDataOp::new(ctx, value, to_mir))
+                .result(self.ctx),
+            (PointerKind::Slice, PointerKind::Slice) => {
                 let data = self
                     .emit(|ctx| SlicePtrOp::new(ctx, value))
                     .result(self.ctx);
@@ -368,13 +378,13 @@ impl FnTranslator<'_> {
                     .result(self.ctx);
                 self.make_slice(data, len, to_mir)?
             }
-            (false, true) => {
-                unsupported!("casting the thin pointer `{from}` to the slice pointer `{to}`")
-            }
+            (PointerKind::Dyn, PointerKind::Dyn) => self.retype_dyn(value, to_mir)?,
+            _ => unsupported!("casting the pointer `{from}` to `{to}`"),
         })
     }
 
-    /// `&[T; N]` to `&[T]` (the only unsizing device code supports).
+    /// An unsizing coercion of a reference or raw pointer: `&[T; N]` to `&[T]`, `&S` to
+    /// `&dyn Trait`, `&(dyn Trait + Send)` to `&dyn Trait`.
     fn unsize(
         &mut self,
         value: Value,
@@ -382,21 +392,64 @@ impl FnTranslator<'_> {
         to: Ty,
         to_mir: pliron::r#type::TypeHandle,
     ) -> TResult<Value> {
-        let len = match from.kind().builtin_deref(true).map(|t| t.ty.kind()) {
-            Some(TyKind::RigidTy(RigidTy::Array(_, len))) if pointee_is_unsized_slice(to) => len,
-            _ => unsupported!("the unsizing coercion from `{from}` to `{to}` (trait objects)"),
+        let (Some(source), Some(target)) = (
+            from.kind().builtin_deref(true).map(|t| t.ty),
+            to.kind().builtin_deref(true).map(|t| t.ty),
+        ) else {
+            unsupported!("the unsizing coercion from `{from}` to `{to}` through a struct")
         };
-        let Ok(len) = len.eval_target_usize() else {
-            unsupported!("an array of unknown length (`{from}`)")
+        match (source.kind(), target.kind()) {
+            (TyKind::RigidTy(RigidTy::Array(_, len)), _) if pointee_is_unsized_slice(to) => {
+                let Ok(len) = len.eval_target_usize() else {
+                    unsupported!("an array of unknown length (`{from}`)")
+                };
+                let usize_ty = usize_type(self.ctx);
+                let len = self
+                    .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(len)))
+                    .result(self.ctx);
+                let first = self
+                    .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
+                    .result(self.ctx);
+                self.make_slice(first, len, to_mir)
+            }
+            (TyKind::RigidTy(RigidTy::Dynamic(..)), TyKind::RigidTy(RigidTy::Dynamic(..))) => {
+                let same_principal = match (
+                    source.kind().trait_principal(),
+                    target.kind().trait_principal(),
+                ) {
+                    (Some(a), Some(b)) => a.value.def_id == b.value.def_id,
+                    (a, b) => a.is_none() && b.is_none(),
+                };
+                if !same_principal {
+                    unsupported!("trait upcasting (from `{from}` to `{to}`)")
+                }
+                self.retype_dyn(value, to_mir)
+            }
+            (_, TyKind::RigidTy(RigidTy::Dynamic(..))) => {
+                self.unsize_to_dyn(value, source, target, to_mir)
+            }
+            _ => unsupported!("the unsizing coercion from `{from}` to `{to}`"),
+        }
+    }
+
+    /// The address of the function a function item or a non-capturing closure of type `from`
+    /// becomes as a function pointer, of type `ptr_ty`.
+    fn function_pointer(&mut self, from: Ty, ptr_ty: pliron::r#type::TypeHandle) -> TResult<Value> {
+        let instance = match from.kind() {
+            TyKind::RigidTy(RigidTy::FnDef(def, args)) => Instance::resolve_for_fn_ptr(def, &args),
+            TyKind::RigidTy(RigidTy::Closure(def, args)) => {
+                Instance::resolve_closure(def, &args, ClosureKind::FnOnce)
+            }
+            _ => unsupported!("a function pointer made from a value of type `{from}`"),
         };
-        let usize_ty = usize_type(self.ctx);
-        let len = self
-            .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(len)))
-            .result(self.ctx);
-        let first = self
-            .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
-            .result(self.ctx);
-        self.make_slice(first, len, to_mir)
+        let instance = match instance {
+            Ok(instance) => instance,
+            Err(e) => unsupported!("a function pointer to `{from}` ({e})"),
+        };
+        let name = super::global::function_symbol(&instance)?;
+        Ok(self
+            .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))
+            .result(self.ctx))
     }
 
     /// A slice of type `slice_ty` from a data pointer (cast to the slice's element pointer
@@ -588,6 +641,24 @@ impl FnTranslator<'_> {
     ) {
         use pliron::irbuild::inserter::Inserter;
         self.inserter.append_operation(self.ctx, op);
+    }
+}
+
+/// What a pointer value is made of.
+enum PointerKind {
+    /// An address.
+    Thin,
+    /// An address and a length (`&[T]`, `&str`).
+    Slice,
+    /// An address and a vtable (`&dyn Trait`).
+    Dyn,
+}
+
+fn pointer_kind(ty: Ty) -> PointerKind {
+    match ty.kind().builtin_deref(true).map(|t| t.ty.kind()) {
+        Some(TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str)) => PointerKind::Slice,
+        Some(TyKind::RigidTy(RigidTy::Dynamic(..))) => PointerKind::Dyn,
+        _ => PointerKind::Thin,
     }
 }
 

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use dialect_mir::types::{
-    DisjointSliceType, EnumTag, EnumType, EnumVariant, FieldLayout, PtrType, SliceType, StructType,
-    usize_type,
+    DisjointSliceType, DynPtrType, EnumTag, EnumType, EnumVariant, FieldLayout, PtrType, SliceType,
+    StructType, usize_type,
 };
 use pliron::builtin::types::{FP32Type, FP64Type, IntegerType, Signedness};
 use pliron::context::Context;
@@ -87,14 +87,12 @@ impl TypeTranslator {
             RigidTy::Str | RigidTy::Slice(_) => {
                 unsupported!("the unsized type `{ty}` outside a reference")
             }
-            // A function pointer can be formed and stored (panic formatting does), but never
-            // called: a call through one is reported where it happens.
-            RigidTy::FnPtr(_) => {
-                let code = StructType::get(ctx, "fn", 0, 1, vec![]).into();
-                PtrType::get_generic(ctx, code).into()
-            }
+            // A function pointer: the address of a device function, called through
+            // `mir.call_indirect` with the signature of the call site.
+            RigidTy::FnPtr(_) => fn_pointer_type(ctx),
             RigidTy::Dynamic(..) => unsupported!("trait objects (`{ty}`)"),
-            RigidTy::Foreign(_) => unsupported!("extern types (`{ty}`)"),
+            // An extern type (a vtable's pointee in `DynMetadata`): only pointers to it exist.
+            RigidTy::Foreign(def) => StructType::get(ctx, def.name(), 0, 1, vec![]).into(),
             RigidTy::Coroutine(..)
             | RigidTy::CoroutineClosure(..)
             | RigidTy::CoroutineWitness(..) => {
@@ -105,7 +103,7 @@ impl TypeTranslator {
     }
 
     /// The type of a reference or raw pointer to `pointee`: a slice for `[T]` and `str`, a
-    /// thin pointer otherwise.
+    /// trait object pointer for `dyn Trait`, a thin pointer otherwise.
     fn pointer_to(&mut self, ctx: &mut Context, pointee: Ty) -> TResult<TypeHandle> {
         match pointee.kind() {
             TyKind::RigidTy(RigidTy::Slice(elem)) => {
@@ -117,7 +115,7 @@ impl TypeTranslator {
                 Ok(SliceType::get(ctx, byte).into())
             }
             TyKind::RigidTy(RigidTy::Dynamic(..)) => {
-                unsupported!("trait objects (`&dyn ...`, type `{pointee}`)")
+                Ok(DynPtrType::get(ctx, trait_name(pointee)).into())
             }
             _ => {
                 let pointee = self.translate(ctx, pointee)?;
@@ -143,6 +141,19 @@ impl TypeTranslator {
                     let elem = type_arg(args, 0, ty)?;
                     let elem = self.translate(ctx, elem)?;
                     return Ok(DisjointSliceType::get(ctx, elem).into());
+                }
+                if super::global::is_shared_array(def) {
+                    // `#[repr(transparent)]` over `MaybeUninit<[T; N]>`: the layout of `[T; N]`.
+                    let elem = type_arg(args, 0, ty)?;
+                    let len = match args.0.get(1) {
+                        Some(GenericArgKind::Const(len)) => len.eval_target_usize().ok(),
+                        _ => None,
+                    };
+                    let Some(len) = len else {
+                        unsupported!("the shared array `{ty}` of unknown length")
+                    };
+                    let elem = self.translate(ctx, elem)?;
+                    return Ok(dialect_mir::types::ArrayType::get(ctx, elem, len).into());
                 }
                 let variant = def.variants()[0];
                 let fields: Vec<Ty> = variant
@@ -339,6 +350,20 @@ fn tag_int_type(
         Primitive::Pointer(_) => IntegerType::get(ctx, 64, Signedness::Unsigned),
         Primitive::Float { .. } => unsupported!("the enum `{ty}` whose niche is a float"),
     })
+}
+
+/// The type of function pointers: a pointer to code, whose pointee has no layout of its own.
+pub fn fn_pointer_type(ctx: &Context) -> TypeHandle {
+    let code = StructType::get(ctx, "fn", 0, 1, vec![]).into();
+    PtrType::get_generic(ctx, code).into()
+}
+
+/// The name of the principal trait of the trait object type `ty` (informative only).
+fn trait_name(ty: Ty) -> String {
+    match ty.kind().trait_principal() {
+        Some(principal) => principal.value.def_id.name(),
+        None => "dyn".into(),
+    }
 }
 
 /// The upvar types of a closure: its last generic argument is their tuple.

@@ -1,4 +1,5 @@
-//! Address computations into structs, arrays and slices, and the slice values themselves.
+//! Address computations into structs, arrays and slices, and the slice and trait object values
+//! themselves.
 //!
 //! Field addresses map the declaration index to the LLVM field of the lowered struct
 //! ([crate::types::lower_struct]); a zero-sized field has no LLVM field and is addressed by its
@@ -6,7 +7,7 @@
 //! as rustc emits them for indexing (after the bounds check) and `Offset`.
 
 use dialect_mir::{
-    ops::{ArrayElemAddrOp, FieldAddrOp, MakeSliceOp},
+    ops::{ArrayElemAddrOp, FieldAddrOp, MakeDynOp, MakeSliceOp},
     types::{PtrType, StructType},
 };
 use pliron::{context::Context, op::Op, r#type::TypeHandle, value::Value};
@@ -18,7 +19,7 @@ use pliron_llvm::{
 use super::Rewrite;
 use crate::{
     error::OpError,
-    types::{FieldSlot, lower_struct, memory_type, slice_type, value_type},
+    types::{FieldSlot, dyn_ptr_type, lower_struct, memory_type, slice_type, value_type},
 };
 
 /// The pointee of `mir.ptr` type `ty`.
@@ -127,14 +128,30 @@ pub fn make_slice(op: &MakeSliceOp, ctx: &mut Context, rw: &mut Rewrite) -> Resu
     Ok(())
 }
 
-/// Which field of a slice value to read.
+/// `mir.make_dyn p, v` -> `{ ptr, ptr }` built with two `insertvalue`s.
+pub fn make_dyn(_op: &MakeDynOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
+    let (data, vtable) = (rw.operand(ctx, 0), rw.operand(ctx, 1));
+    let pair = dyn_ptr_type(ctx);
+    let undef = rw.undef(ctx, pair);
+    let with_data = InsertValueOp::new(ctx, undef, data, vec![0]);
+    let with_data = rw.value(ctx, with_data);
+    let full = InsertValueOp::new(ctx, with_data, vtable, vec![1]);
+    let full = rw.value(ctx, full);
+    rw.replace(ctx, vec![full]);
+    Ok(())
+}
+
+/// Which field of a slice or trait object value to read.
 #[derive(Clone, Copy, Debug)]
 pub enum FieldOf {
     Ptr,
     Len,
+    DynData,
+    DynVtable,
 }
 
-/// `mir.slice_ptr` / `mir.slice_len` -> `extractvalue` 0 / 1.
+/// `mir.slice_ptr` / `mir.slice_len` -> `extractvalue` 0 / 1, and the same for the data and
+/// vtable pointers of a trait object.
 pub fn slice_field(
     _op: &dyn Op,
     ctx: &mut Context,
@@ -143,8 +160,8 @@ pub fn slice_field(
 ) -> Result<(), OpError> {
     let slice = rw.operand(ctx, 0);
     let index = match field {
-        FieldOf::Ptr => 0,
-        FieldOf::Len => 1,
+        FieldOf::Ptr | FieldOf::DynData => 0,
+        FieldOf::Len | FieldOf::DynVtable => 1,
     };
     let extract = ExtractValueOp::new(ctx, slice, vec![index])
         .map_err(|err| OpError::Malformed(err.to_string()))?;

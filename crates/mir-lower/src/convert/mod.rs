@@ -17,6 +17,7 @@ pub mod cast;
 pub mod constants;
 pub mod control_flow;
 pub mod enums;
+pub mod global;
 pub mod intrinsics;
 pub mod math;
 pub mod memory;
@@ -30,6 +31,7 @@ use pliron::{
     builtin::{attributes::IntegerAttr, attributes::StringAttr, types::IntegerType},
     context::{Context, Ptr},
     derive::{op_interface, op_interface_impl},
+    identifier::Identifier,
     input_error_noloc,
     irbuild::{
         dialect_conversion::{DialectConversion, DialectConversionRewriter, OperandsInfo},
@@ -57,6 +59,7 @@ use pliron_llvm::{
 
 use crate::{
     error::{LoweringError, OpError},
+    globals::GlobalSpaces,
     types::{int_type, needs_conversion, value_type},
 };
 
@@ -80,6 +83,7 @@ pub struct Rewrite<'a> {
     rewriter: &'a mut DialectConversionRewriter,
     operands_info: &'a OperandsInfo,
     op: Ptr<Operation>,
+    global_spaces: &'a GlobalSpaces,
 }
 
 impl Rewrite<'_> {
@@ -108,6 +112,14 @@ impl Rewrite<'_> {
     /// The `mir` type of operand `idx`.
     pub fn operand_mir_type(&self, ctx: &Context, idx: usize) -> TypeHandle {
         self.mir_type(ctx, self.operand(ctx, idx))
+    }
+
+    /// The address space of the global named `name` (lowered before the functions).
+    pub fn global_space(&self, name: &Identifier) -> Result<u32, OpError> {
+        self.global_spaces
+            .get(name)
+            .copied()
+            .ok_or_else(|| OpError::Malformed(format!("no global named `{name}`")))
     }
 
     /// The (still `mir`) type of result `idx` of the op.
@@ -269,7 +281,10 @@ pub(crate) fn enclosing_function(ctx: &Context, op: Ptr<Operation>) -> String {
 /// The [DialectConversion] from `mir` / `nvvm` to LLVM: converts every op that implements
 /// [MirToLlvmConversion] and every `mir` type.
 #[derive(Default)]
-pub struct MirToLlvm;
+pub struct MirToLlvm {
+    /// The address space of each global of the module.
+    pub global_spaces: GlobalSpaces,
+}
 
 impl DialectConversion for MirToLlvm {
     fn can_convert_op(&self, ctx: &Context, op: Ptr<Operation>) -> bool {
@@ -309,6 +324,7 @@ impl DialectConversion for MirToLlvm {
             rewriter,
             operands_info,
             op,
+            global_spaces: &self.global_spaces,
         };
         match conversion.convert(ctx, &mut rw) {
             Ok(()) => Ok(()),
@@ -387,6 +403,12 @@ conversions! {
     mir::MakeSliceOp => aggregate::make_slice;
     mir::SlicePtrOp => aggregate::slice_field[FieldOf::Ptr];
     mir::SliceLenOp => aggregate::slice_field[FieldOf::Len];
+    mir::MakeDynOp => aggregate::make_dyn;
+    mir::DynDataOp => aggregate::slice_field[FieldOf::DynData];
+    mir::DynVtableOp => aggregate::slice_field[FieldOf::DynVtable];
+
+    mir::GlobalAddrOp => global::global_addr;
+    mir::FuncAddrOp => global::func_addr;
 
     mir::GetDiscriminantOp => enums::get_discriminant;
     mir::SetDiscriminantOp => enums::set_discriminant;
@@ -400,6 +422,7 @@ conversions! {
     mir::TrapOp => control_flow::trap;
 
     mir::CallOp => call::call;
+    mir::CallIndirectOp => call::call_indirect;
     mir::MathOp => math::math;
 
     nvvm::ReadPtxSregTidXOp => intrinsics::sreg[Sreg::TidX];

@@ -1,0 +1,345 @@
+//! Device globals: one `mir.global` per allocation that device code refers to.
+//!
+//! rustc evaluates every constant to an allocation: bytes, and pointers into other allocations
+//! (provenance). An allocation is a promoted constant or a `&CONST` (memory), a string or
+//! byte-string literal (memory), a `static` item, a vtable, or a function. The
+//! [GlobalRegistry] of a module gives each one, recursively through the pointers it holds, its
+//! global (or, for a function, its symbol): immutable memory is deduplicated by content, each
+//! `static` is its own global (writable if it is a `static mut` or has interior mutability).
+//!
+//! Shared memory is a `static mut` of `cuda_device::shared::SharedArray` type: a global in
+//! address space 3 without initial content, aligned as its `ALIGN` parameter asks. The block's
+//! dynamic shared memory is `cuda_device`'s static of type `DynamicSharedMemory`: an external
+//! shared array, sized at launch.
+
+use std::collections::HashMap;
+
+use dialect_mir::attributes::{GlobalInitAttr, GlobalLayoutAttr, Relocation};
+use dialect_mir::ops::{GlobalContent, GlobalOp};
+use pliron::basic_block::BasicBlock;
+use pliron::context::{Context, Ptr};
+use pliron::identifier::Identifier;
+use pliron::op::Op;
+use pliron::operation::Operation;
+use rustc_public::CrateDef;
+use rustc_public::mir::Mutability;
+use rustc_public::mir::alloc::{AllocId, GlobalAlloc};
+use rustc_public::mir::mono::{Instance, InstanceKind, StaticDef};
+use rustc_public::ty::{AdtDef, Allocation, GenericArgKind, RigidTy, Ty, TyKind};
+
+use super::error::{TResult, unsupported};
+use super::types::layout;
+use crate::intrinsics;
+
+/// NVPTX's global memory, where constants and statics live.
+pub const ADDRSPACE_GLOBAL: u32 = 1;
+/// NVPTX's shared memory (one instance per thread block).
+pub const ADDRSPACE_SHARED: u32 = 3;
+/// The alignment of the block's dynamic shared memory, as CUDA guarantees it.
+pub const DYNAMIC_SHARED_ALIGN: u64 = 16;
+
+/// What a pointer in a constant points to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A `mir.global`.
+    Global(Identifier),
+    /// A device function (its export name).
+    Function(Identifier),
+}
+
+/// The identity of an immutable memory allocation: equal contents share one global.
+#[derive(Clone, Hash, PartialEq, Eq)]
+struct MemoryKey {
+    init: GlobalInitAttr,
+    align: u64,
+}
+
+/// The globals of one module, shared by every function translated into it.
+pub struct GlobalRegistry {
+    module_block: Ptr<BasicBlock>,
+    /// The last global inserted: globals go before the functions, in creation order.
+    last: Option<Ptr<Operation>>,
+    memory: HashMap<MemoryKey, Identifier>,
+    mutable_memory: HashMap<AllocId, Identifier>,
+    statics: HashMap<StaticDef, Identifier>,
+    next_id: usize,
+}
+
+impl GlobalRegistry {
+    /// An empty registry for the module whose body is `module_block`.
+    pub fn new(module_block: Ptr<BasicBlock>) -> Self {
+        Self {
+            module_block,
+            last: None,
+            memory: HashMap::new(),
+            mutable_memory: HashMap::new(),
+            statics: HashMap::new(),
+            next_id: 0,
+        }
+    }
+
+    /// What `alloc_id` is, as a pointer target: its global (created with everything it points
+    /// to) or the function it names.
+    pub fn target(&mut self, ctx: &mut Context, alloc_id: AllocId) -> TResult<Target> {
+        match GlobalAlloc::from(alloc_id) {
+            GlobalAlloc::Memory(alloc) => {
+                self.memory(ctx, &alloc, Some(alloc_id)).map(Target::Global)
+            }
+            GlobalAlloc::Static(def) => self.static_item(ctx, def).map(Target::Global),
+            vtable @ GlobalAlloc::VTable(..) => {
+                let Some(memory) = vtable.vtable_allocation() else {
+                    unsupported!("a vtable that rustc could not build")
+                };
+                self.target(ctx, memory)
+            }
+            GlobalAlloc::Function(instance) => function_symbol(&instance).map(Target::Function),
+            GlobalAlloc::TypeId { ty } => {
+                unsupported!("a pointer into the `TypeId` of `{ty}`")
+            }
+        }
+    }
+
+    /// The global of the vtable of `ty` as the trait object type `dyn_ty`.
+    pub fn vtable(&mut self, ctx: &mut Context, ty: Ty, dyn_ty: Ty) -> TResult<Identifier> {
+        let vtable = GlobalAlloc::VTable(ty, dyn_ty.kind().trait_principal());
+        let Some(alloc_id) = vtable.vtable_allocation() else {
+            unsupported!("the vtable of `{ty}` as `{dyn_ty}`")
+        };
+        match self.target(ctx, alloc_id)? {
+            Target::Global(name) => Ok(name),
+            Target::Function(name) => unsupported!("a vtable that is the function `{name}`"),
+        }
+    }
+
+    /// The global holding `alloc`, a constant's own memory (a `&str` value, a `&[T]` value...),
+    /// which the translator reads pointers out of.
+    pub fn constant(&mut self, ctx: &mut Context, alloc: &Allocation) -> TResult<Identifier> {
+        self.memory(ctx, alloc, None)
+    }
+
+    /// The global of a memory allocation; immutable ones are shared by content.
+    fn memory(
+        &mut self,
+        ctx: &mut Context,
+        alloc: &Allocation,
+        id: Option<AllocId>,
+    ) -> TResult<Identifier> {
+        let mutable = alloc.mutability == Mutability::Mut;
+        if mutable && let Some(name) = id.and_then(|id| self.mutable_memory.get(&id)) {
+            return Ok(name.clone());
+        }
+        let init = self.init(ctx, alloc)?;
+        let key = MemoryKey {
+            init: init.clone(),
+            align: alloc.align,
+        };
+        if !mutable && let Some(name) = self.memory.get(&key) {
+            return Ok(name.clone());
+        }
+        let name = self.fresh_name("const");
+        let layout = GlobalLayoutAttr {
+            size: alloc.bytes.len() as u64,
+            align: alloc.align.max(1),
+            address_space: ADDRSPACE_GLOBAL,
+        };
+        self.insert(ctx, &name, layout, mutable, GlobalContent::Init(init));
+        match id.filter(|_| mutable) {
+            Some(id) => self.mutable_memory.insert(id, name.clone()),
+            None => self.memory.insert(key, name.clone()),
+        };
+        Ok(name)
+    }
+
+    /// The global of a `static` item (shared memory and the dynamic shared memory included).
+    fn static_item(&mut self, ctx: &mut Context, def: StaticDef) -> TResult<Identifier> {
+        if let Some(name) = self.statics.get(&def) {
+            return Ok(name.clone());
+        }
+        let name = Identifier::try_from(crate::naming::static_symbol(def)).map_err(|_| {
+            super::TranslationError::unsupported(format!(
+                "the static `{}` (its symbol is not a valid identifier)",
+                def.name()
+            ))
+        })?;
+        // Registered before its initializer is walked: statics may point to each other.
+        self.statics.insert(def, name.clone());
+        if is_nested_static(def) {
+            // Memory that a static's initializer creates and that stays writable (`&mut [..]`
+            // in a `static mut`, a cell): rustc makes it a static of its own, without a type.
+            let alloc = match def.eval_initializer() {
+                Ok(alloc) => alloc,
+                Err(e) => unsupported!("memory of a static (rustc could not evaluate it: {e})"),
+            };
+            let init = self.init(ctx, &alloc)?;
+            let layout = GlobalLayoutAttr {
+                size: alloc.bytes.len() as u64,
+                align: alloc.align.max(1),
+                address_space: ADDRSPACE_GLOBAL,
+            };
+            self.insert(ctx, &name, layout, true, GlobalContent::Init(init));
+            return Ok(name);
+        }
+        let ty = def.ty();
+        let shape = layout(ty)?;
+        match shared_memory_kind(ty) {
+            Some(SharedKind::Dynamic) => {
+                let layout = GlobalLayoutAttr {
+                    size: 0,
+                    align: DYNAMIC_SHARED_ALIGN,
+                    address_space: ADDRSPACE_SHARED,
+                };
+                self.insert(ctx, &name, layout, true, GlobalContent::Extern);
+                return Ok(name);
+            }
+            Some(SharedKind::Array { align }) => {
+                let Ok(init) = def.eval_initializer() else {
+                    unsupported!("the static `{}` (rustc could not evaluate it)", def.name())
+                };
+                if init.mutability != Mutability::Mut {
+                    unsupported!(
+                        "the `SharedArray` `{}` declared as a plain `static`: shared memory is \
+                         declared `static mut NAME: SharedArray<T, N> = SharedArray::UNINIT;`",
+                        def.name()
+                    );
+                }
+                let layout = GlobalLayoutAttr {
+                    size: shape.size.bytes() as u64,
+                    align: align.max(shape.abi_align).max(1),
+                    address_space: ADDRSPACE_SHARED,
+                };
+                self.insert(ctx, &name, layout, true, GlobalContent::Uninit);
+                return Ok(name);
+            }
+            None => {}
+        }
+        let alloc = match def.eval_initializer() {
+            Ok(alloc) => alloc,
+            Err(e) => unsupported!(
+                "the static `{}` (rustc could not evaluate it: {e})",
+                def.name()
+            ),
+        };
+        let init = self.init(ctx, &alloc)?;
+        let layout = GlobalLayoutAttr {
+            size: alloc.bytes.len() as u64,
+            align: alloc.align.max(shape.abi_align).max(1),
+            address_space: ADDRSPACE_GLOBAL,
+        };
+        let mutable = alloc.mutability == Mutability::Mut;
+        self.insert(ctx, &name, layout, mutable, GlobalContent::Init(init));
+        Ok(name)
+    }
+
+    /// The initial content of `alloc`, with a global (or function) for every pointer in it.
+    fn init(&mut self, ctx: &mut Context, alloc: &Allocation) -> TResult<GlobalInitAttr> {
+        let bytes: Vec<u8> = alloc.bytes.iter().map(|b| b.unwrap_or(0)).collect();
+        let mut relocations = Vec::with_capacity(alloc.provenance.ptrs.len());
+        for (offset, prov) in &alloc.provenance.ptrs {
+            let addend = read_u64(&bytes, *offset)?;
+            let target = match self.target(ctx, prov.0)? {
+                Target::Global(name) | Target::Function(name) => name,
+            };
+            relocations.push(Relocation {
+                offset: *offset as u64,
+                target,
+                addend,
+            });
+        }
+        relocations.sort_by_key(|r| r.offset);
+        Ok(GlobalInitAttr { bytes, relocations })
+    }
+
+    fn fresh_name(&mut self, prefix: &str) -> Identifier {
+        let name = format!("__oxide_{prefix}_{}", self.next_id);
+        self.next_id += 1;
+        Identifier::try_from(name).expect("a valid identifier")
+    }
+
+    /// A new `mir.global`, after the globals already there and before the functions.
+    fn insert(
+        &mut self,
+        ctx: &mut Context,
+        name: &Identifier,
+        layout: GlobalLayoutAttr,
+        mutable: bool,
+        content: GlobalContent,
+    ) {
+        let global = GlobalOp::new(ctx, name.clone(), layout, mutable, content);
+        let op = global.get_operation();
+        match self.last {
+            Some(last) => op.insert_after(ctx, last),
+            None => op.insert_at_front(self.module_block, ctx),
+        }
+        self.last = Some(op);
+    }
+}
+
+/// Whether `def` is a nested static: an allocation created by another static's initializer,
+/// which rustc gives a definition (but no type) of its own.
+fn is_nested_static(def: StaticDef) -> bool {
+    rustc_middle::ty::tls::with(|tcx| {
+        let def_id = rustc_public::rustc_internal::internal(tcx, def.def_id());
+        matches!(
+            tcx.def_kind(def_id),
+            rustc_hir::def::DefKind::Static { nested: true, .. }
+        )
+    })
+}
+
+/// The symbol of a function whose address device code takes.
+pub(crate) fn function_symbol(instance: &Instance) -> TResult<Identifier> {
+    let path = instance.name();
+    if instance.kind == InstanceKind::Intrinsic {
+        unsupported!("the address of the compiler intrinsic `{path}`")
+    }
+    if intrinsics::is_intrinsic(&path) {
+        unsupported!("the address of the GPU intrinsic `{path}` (call it directly)")
+    }
+    let name = crate::naming::export_name(instance, false);
+    Identifier::try_from(name.as_str()).map_err(|_| {
+        super::TranslationError::unsupported(format!(
+            "the address of `{path}` (its symbol `{name}` is not a valid identifier)"
+        ))
+    })
+}
+
+/// The pointer-sized little-endian value at `offset` of `bytes`.
+fn read_u64(bytes: &[u8], offset: usize) -> TResult<u64> {
+    match bytes.get(offset..offset + 8) {
+        Some(b) => Ok(u64::from_le_bytes(b.try_into().expect("eight bytes"))),
+        None => unsupported!("a pointer that does not fit in its allocation"),
+    }
+}
+
+/// What kind of shared memory a static of type `ty` is, if any.
+enum SharedKind {
+    /// A `SharedArray` aligned to at least `align`.
+    Array { align: u64 },
+    /// The block's dynamic shared memory.
+    Dynamic,
+}
+
+/// Whether `def` is `cuda_device::shared::SharedArray`.
+pub fn is_shared_array(def: AdtDef) -> bool {
+    def.krate().name == "cuda_device" && def.trimmed_name() == "SharedArray"
+}
+
+fn shared_memory_kind(ty: Ty) -> Option<SharedKind> {
+    let TyKind::RigidTy(RigidTy::Adt(def, args)) = ty.kind() else {
+        return None;
+    };
+    if def.krate().name != "cuda_device" {
+        return None;
+    }
+    match def.trimmed_name().as_str() {
+        "DynamicSharedMemory" => Some(SharedKind::Dynamic),
+        "SharedArray" => {
+            let align = match args.0.get(2) {
+                Some(GenericArgKind::Const(c)) => c.eval_target_usize().unwrap_or(0),
+                _ => 0,
+            };
+            Some(SharedKind::Array { align })
+        }
+        _ => None,
+    }
+}

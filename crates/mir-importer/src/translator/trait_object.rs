@@ -1,0 +1,148 @@
+//! Trait objects: unsizing a pointer to `&dyn Trait` (the data pointer and the address of the
+//! vtable rustc lays out for the concrete type), reading vtable entries (methods for virtual
+//! calls, see [super::call]), and `size_of_val` / `align_of_val` of unsized values.
+//!
+//! A vtable is an ordinary device global (see [super::global]) built from rustc's vtable
+//! allocation: pointer-sized entries, drop glue (or null) first, then size, alignment, and the
+//! methods in rustc's order.
+
+use dialect_mir::ops::{
+    ConstantOp, DynDataOp, DynVtableOp, GlobalAddrOp, IndexAddrOp, LoadOp, MakeDynOp, MulOp,
+    PtrCastOp, SliceLenOp,
+};
+use dialect_mir::types::{PtrType, usize_type};
+use pliron::r#type::TypeHandle;
+use pliron::value::Value;
+use rustc_public::mir::mono::Instance;
+use rustc_public::ty::{GenericArgKind, RigidTy, Ty, TyKind};
+
+use super::body::FnTranslator;
+use super::error::{TResult, unsupported};
+use super::types::layout;
+
+/// The vtable entry holding the size of the concrete type.
+const VTABLE_SIZE: usize = 1;
+/// The vtable entry holding the alignment of the concrete type.
+const VTABLE_ALIGN: usize = 2;
+
+impl FnTranslator<'_> {
+    /// `&S as &dyn Trait` (or a raw pointer): `value` (a thin pointer to `source`) with the
+    /// vtable of `source` as the trait object type `target`.
+    pub(crate) fn unsize_to_dyn(
+        &mut self,
+        value: Value,
+        source: Ty,
+        target: Ty,
+        to_mir: TypeHandle,
+    ) -> TResult<Value> {
+        let vtable = self.globals.vtable(self.ctx, source, target)?;
+        let byte_ptr = self.byte_pointer_type();
+        let data = self
+            .emit(|ctx| PtrCastOp::new(ctx, value, byte_ptr))
+            .result(self.ctx);
+        let vtable = self
+            .emit(|ctx| GlobalAddrOp::new(ctx, vtable, byte_ptr))
+            .result(self.ctx);
+        Ok(self
+            .emit(|ctx| MakeDynOp::new(ctx, data, vtable, to_mir))
+            .result(self.ctx))
+    }
+
+    /// The same trait object seen as another trait object type (`dyn Trait + Send` to
+    /// `dyn Trait`: the same vtable).
+    pub(crate) fn retype_dyn(&mut self, object: Value, to_mir: TypeHandle) -> TResult<Value> {
+        let byte_ptr = self.byte_pointer_type();
+        let data = self
+            .emit(|ctx| DynDataOp::new(ctx, object, byte_ptr))
+            .result(self.ctx);
+        let vtable = self
+            .emit(|ctx| DynVtableOp::new(ctx, object, byte_ptr))
+            .result(self.ctx);
+        Ok(self
+            .emit(|ctx| MakeDynOp::new(ctx, data, vtable, to_mir))
+            .result(self.ctx))
+    }
+
+    /// Entry `index` of the vtable of `object`, read as a value of type `entry_ty`.
+    pub(crate) fn vtable_entry(
+        &mut self,
+        object: Value,
+        index: usize,
+        entry_ty: TypeHandle,
+    ) -> TResult<Value> {
+        let entries_ty = PtrType::get_generic(self.ctx, entry_ty).into();
+        let entries = self
+            .emit(|ctx| DynVtableOp::new(ctx, object, entries_ty))
+            .result(self.ctx);
+        let usize_ty = usize_type(self.ctx);
+        let index = self
+            .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, index as u128))
+            .result(self.ctx);
+        let entry = self
+            .emit(|ctx| IndexAddrOp::new(ctx, entries, index))
+            .result(self.ctx);
+        Ok(self.emit(|ctx| LoadOp::new(ctx, entry)).result(self.ctx))
+    }
+
+    /// `size_of_val::<T>(ptr)` (when `size`) or `align_of_val::<T>(ptr)`: from the layout of a
+    /// sized `T`, from the length of a slice, from the vtable of a trait object.
+    pub(crate) fn size_or_align_of_val(
+        &mut self,
+        size: bool,
+        instance: &Instance,
+        values: &[Value],
+    ) -> TResult<Value> {
+        let ty = match instance.args().0.first() {
+            Some(GenericArgKind::Type(ty)) => *ty,
+            _ => unsupported!("`size_of_val` without its type argument"),
+        };
+        let usize_ty = usize_type(self.ctx);
+        let constant = |this: &mut Self, value: u64| {
+            this.emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(value)))
+                .result(this.ctx)
+        };
+        match ty.kind() {
+            TyKind::RigidTy(RigidTy::Dynamic(..)) => {
+                let [object] = values[..] else {
+                    unsupported!("`size_of_val` of a trait object without its pointer")
+                };
+                let entry = if size { VTABLE_SIZE } else { VTABLE_ALIGN };
+                self.vtable_entry(object, entry, usize_ty.into())
+            }
+            TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => {
+                let elem = ty
+                    .kind()
+                    .builtin_index()
+                    .unwrap_or(Ty::unsigned_ty(rustc_public::ty::UintTy::U8));
+                let elem = layout(elem)?;
+                if !size {
+                    return Ok(constant(self, elem.abi_align));
+                }
+                let [slice] = values[..] else {
+                    unsupported!("`size_of_val` of a slice without its pointer")
+                };
+                let len = self
+                    .emit(|ctx| SliceLenOp::new(ctx, slice))
+                    .result(self.ctx);
+                let elem_size = constant(self, elem.size.bytes() as u64);
+                Ok(self
+                    .emit(|ctx| MulOp::new(ctx, len, elem_size))
+                    .result(self.ctx))
+            }
+            _ => {
+                let shape = match ty.layout() {
+                    Ok(layout) => layout.shape(),
+                    Err(_) => unsupported!(
+                        "`size_of_val` of `{ty}` (a type whose unsized tail is in a struct)"
+                    ),
+                };
+                let value = if size {
+                    shape.size.bytes() as u64
+                } else {
+                    shape.abi_align
+                };
+                Ok(constant(self, value))
+            }
+        }
+    }
+}
