@@ -3,8 +3,8 @@
 //! * [types]: `mir.ptr`, `mir.slice`, `mir.disjoint_slice`, `mir.array`, `mir.struct`,
 //!   `mir.enum` (scalars are pliron's builtin integer and float types);
 //! * [attributes]: `mir.index` (field / variant indices) and `mir.case_values`;
-//! * [ops]: constants, arithmetic, casts, memory, slices, enums, control flow, calls and
-//!   `mir.func`.
+//! * [ops]: constants, arithmetic, casts, memory, atomics, slices, enums, control flow, calls
+//!   and `mir.func`.
 //!
 //! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
@@ -99,5 +99,10 @@ pub fn register(ctx: &mut Context) {
         CallOp,
         FuncOp,
         MathOp,
+        AtomicLoadOp,
+        AtomicStoreOp,
+        AtomicRmwOp,
+        AtomicCmpxchgOp,
+        FenceOp,
     );
 }

@@ -77,6 +77,9 @@ pub struct PtxOptions {
     pub tools: Option<LlvmTools>,
     /// Rust sysroot to search for `llvm-tools` (the caller's, e.g. from inside rustc).
     pub sysroot: Option<PathBuf>,
+    /// The PTX ISA version to emit, times ten (`80` for 8.0), when the module needs a newer
+    /// one than `llc` emits for the target by default; `None` keeps `llc`'s default.
+    pub ptx_isa: Option<u32>,
 }
 
 impl Default for PtxOptions {
@@ -86,6 +89,7 @@ impl Default for PtxOptions {
             run_opt: true,
             tools: None,
             sysroot: None,
+            ptx_isa: None,
         }
     }
 }
@@ -254,17 +258,16 @@ pub fn compile_to_ptx(
         llc_input = optimised;
     }
     let ptx = dir.path.join("module.ptx");
-    run(
-        &tools.llc,
-        &[
-            level.as_ref(),
-            "-march=nvptx64".as_ref(),
-            cpu.as_ref(),
-            llc_input.as_os_str(),
-            "-o".as_ref(),
-            ptx.as_os_str(),
-        ],
-    )?;
+    let mut llc_args: Vec<&std::ffi::OsStr> =
+        vec![level.as_ref(), "-march=nvptx64".as_ref(), cpu.as_ref()];
+    let ptx_feature = options
+        .ptx_isa
+        .map(|version| format!("-mattr=+ptx{version}"));
+    if let Some(feature) = &ptx_feature {
+        llc_args.push(feature.as_ref());
+    }
+    llc_args.extend([llc_input.as_os_str(), "-o".as_ref(), ptx.as_os_str()]);
+    run(&tools.llc, &llc_args)?;
     fs::read_to_string(&ptx).map_err(|source| PtxError::Io {
         context: format!("reading {}", ptx.display()),
         source,

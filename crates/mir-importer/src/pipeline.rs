@@ -97,6 +97,9 @@ pub enum PipelineError {
     /// Writing textual LLVM IR failed.
     #[error("exporting the device code as LLVM IR failed: {0}")]
     Export(String),
+    /// The GPU architecture is not `sm_XX`.
+    #[error("`{0}` is not a GPU architecture: expected `sm_` and a number, such as `sm_90`")]
+    Target(String),
     /// `llc` (or `opt`) failed or was not found.
     #[error("generating PTX failed: {0}")]
     PtxGeneration(String),
@@ -116,13 +119,15 @@ pub fn run_pipeline(
     functions: &[CollectedFunction],
     config: &PipelineConfig,
 ) -> Result<PipelineOutput, PipelineError> {
+    let target = dialect_nvvm::Target::parse(&config.target)
+        .ok_or_else(|| PipelineError::Target(config.target.clone()))?;
     let mut timings = Vec::new();
     let mut ctx = Context::new();
     dialect_mir::register(&mut ctx);
     dialect_nvvm::register(&mut ctx);
 
     let started = Instant::now();
-    let module = translate_module(&mut ctx, functions, config)?;
+    let module = translate_module(&mut ctx, functions, config, target)?;
     timings.push(("translate", started.elapsed()));
     dump(
         config,
@@ -151,6 +156,10 @@ pub fn run_pipeline(
         &print_op(&ctx, module.get_operation()),
     )?;
 
+    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic needs it.
+    let ptx_isa = dialect_nvvm::required_ptx_isa(&ctx, module.get_operation())
+        .filter(|&required| required > target.min_ptx_isa());
+
     let started = Instant::now();
     mir_lower::lower_mir_to_llvm(&mut ctx, module)
         .map_err(|e| PipelineError::Lowering(e.to_string()))?;
@@ -165,6 +174,7 @@ pub fn run_pipeline(
     let started = Instant::now();
     let options = llvm_export::PtxOptions {
         sysroot: config.sysroot.clone(),
+        ptx_isa,
         ..Default::default()
     };
     let ptx = llvm_export::compile_to_ptx(&ll, &config.target, &options)
@@ -201,6 +211,7 @@ fn translate_module(
     ctx: &mut Context,
     functions: &[CollectedFunction],
     config: &PipelineConfig,
+    target: dialect_nvvm::Target,
 ) -> Result<ModuleOp, PipelineError> {
     let name = Identifier::try_from(sanitize(&config.crate_name))
         .unwrap_or_else(|_| Identifier::try_from("device_module").expect("a valid identifier"));
@@ -223,6 +234,7 @@ fn translate_module(
         let fcx = FunctionContext {
             types: &mut types,
             overflow_checks: config.overflow_checks,
+            target,
         };
         translator::translate_function(ctx, module_block, function, &body, fcx).map_err(
             |source| PipelineError::Translation {

@@ -24,6 +24,8 @@ pub struct FunctionContext<'a> {
     pub types: &'a mut TypeTranslator,
     /// Whether rustc was asked for overflow checks (`cfg!(overflow_checks)` in `core`).
     pub overflow_checks: bool,
+    /// The GPU architecture: intrinsics it does not have are refused.
+    pub target: dialect_nvvm::Target,
 }
 
 /// The state of translating one MIR body.
@@ -32,6 +34,7 @@ pub struct FnTranslator<'a> {
     pub(crate) types: &'a mut TypeTranslator,
     pub(crate) body: &'a Body,
     pub(crate) overflow_checks: bool,
+    pub(crate) target: dialect_nvvm::Target,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
     /// The pliron block of each reachable MIR block.
@@ -55,6 +58,7 @@ pub fn translate_function(
     let FunctionContext {
         types,
         overflow_checks,
+        target,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -86,6 +90,7 @@ pub fn translate_function(
         types,
         body,
         overflow_checks,
+        target,
         slots: vec![],
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],

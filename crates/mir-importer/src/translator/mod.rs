@@ -4,12 +4,14 @@
 //! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
 //! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
 //! names say; [call] handles calls, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
-//! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
+//! [core_intrinsic] `core`'s compiler intrinsics, [math] the math ones among them and [atomic]
+//! the atomic ones (and `cuda_device`'s atomic stubs). [types]
 //! maps Rust types to dialect-mir types with rustc's layout.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
 //! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
 
+pub mod atomic;
 pub mod body;
 pub mod call;
 pub mod core_intrinsic;
