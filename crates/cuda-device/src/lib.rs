@@ -2,7 +2,8 @@
 //!
 //! Code in a `#[kernel]` (and everything it calls) runs on the GPU. This crate gives it the
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
-//! talk to my warp ([`warp`]), and write my own element of an output ([`DisjointSlice`]).
+//! talk to my warp ([`warp`]), update memory shared with other threads ([`atomic`]), read the
+//! clocks ([`time`]), and write my own element of an output ([`DisjointSlice`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
@@ -12,12 +13,20 @@
 
 #![no_std]
 
+pub mod atomic;
 mod disjoint_slice;
 mod intrinsic;
 pub mod sync;
 pub mod thread;
+pub mod time;
 pub mod warp;
 
 pub use cuda_macros::{device, kernel};
 pub use disjoint_slice::DisjointSlice;
 pub use thread::ThreadIndex;
+
+/// Stops the kernel: its launch fails with an error (`__trap()`, PTX `trap`). Intrinsic.
+#[inline(never)]
+pub fn trap() -> ! {
+    intrinsic::host_call("cuda_device::trap")
+}
