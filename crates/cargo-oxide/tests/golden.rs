@@ -1,36 +1,46 @@
-//! Golden files: what each stage makes of the kernels in `tests/fixtures/golden_kernels`
-//! (dialect-mir before and after mem2reg, LLVM IR, PTX). A change to any stage shows up here
-//! as a snapshot diff to review (`cargo insta review`).
+//! Golden files: what each stage makes of the kernels in `tests/fixtures/golden_kernels` and
+//! of the GPU intrinsics and atomics in `tests/fixtures/golden_gpu` (dialect-mir before and
+//! after mem2reg, LLVM IR, PTX). A change to any stage shows up here as a snapshot diff to
+//! review (`cargo insta review`).
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 use regex::Regex;
 
-/// The stage outputs, generated once for all tests of this file.
-fn stages() -> &'static Path {
-    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let out = repo.join("tests/fixtures/target/golden-stages");
-        let _ = std::fs::remove_dir_all(&out);
-        let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-            .args(["pipeline", "--manifest-path"])
-            .arg(repo.join("tests/fixtures/golden_kernels/Cargo.toml"))
-            .arg("--out")
-            .arg(&out)
-            .env_remove("CUDA_OXIDE_TARGET")
-            .status()
-            .expect("cargo-oxide runs");
-        assert!(status.success(), "cargo oxide pipeline failed");
-        out
-    })
+/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file.
+fn stages(fixture: &'static str) -> PathBuf {
+    static DIRS: Mutex<BTreeMap<&str, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut dirs = DIRS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    dirs.entry(fixture)
+        .or_insert_with(|| {
+            let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
+            let _ = std::fs::remove_dir_all(&out);
+            let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+                .args(["pipeline", "--manifest-path"])
+                .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
+                .arg("--out")
+                .arg(&out)
+                .env_remove("CUDA_OXIDE_TARGET")
+                .status()
+                .expect("cargo-oxide runs");
+            assert!(
+                status.success(),
+                "cargo oxide pipeline failed for {fixture}"
+            );
+            out
+        })
+        .clone()
 }
 
-/// The text of one stage, with what depends on the machine replaced: mangled symbols (their
-/// crate hashes depend on where the sources are) become `_R<n>` in order of appearance.
-fn stage(extension: &str) -> String {
-    let path = stages().join(format!("golden_kernels.{extension}"));
+/// The text of one stage of `fixture`, with what depends on the machine replaced: mangled
+/// symbols (their crate hashes depend on where the sources are) become `_R<n>` in order of
+/// appearance.
+fn stage(fixture: &'static str, extension: &str) -> String {
+    let path = stages(fixture).join(format!("{fixture}.{extension}"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
     let mut seen: Vec<String> = Vec::new();
@@ -51,12 +61,12 @@ fn stage(extension: &str) -> String {
 
 #[test]
 fn dialect_mir_as_translated() {
-    insta::assert_snapshot!("golden_kernels.mir", stage("mir"));
+    insta::assert_snapshot!("golden_kernels.mir", stage("golden_kernels", "mir"));
 }
 
 #[test]
 fn dialect_mir_after_mem2reg() {
-    let text = stage("mem2reg.mir");
+    let text = stage("golden_kernels", "mem2reg.mir");
     // The loop's accumulator and counter cross the back edge as block arguments.
     assert!(text.contains("mir.func @triangle"), "{text}");
     insta::assert_snapshot!("golden_kernels.mem2reg.mir", text);
@@ -64,7 +74,7 @@ fn dialect_mir_after_mem2reg() {
 
 #[test]
 fn llvm_ir() {
-    let text = stage("ll");
+    let text = stage("golden_kernels", "ll");
     assert!(text.contains("define ptx_kernel void @vecadd("), "{text}");
     assert!(
         text.contains(" phi "),
@@ -75,7 +85,7 @@ fn llvm_ir() {
 
 #[test]
 fn ptx() {
-    let text = stage("ptx");
+    let text = stage("golden_kernels", "ptx");
     for kernel in ["vecadd", "triangle", "apply", "with_params"] {
         assert!(
             text.contains(&format!(".visible .entry {kernel}(")),
@@ -83,4 +93,40 @@ fn ptx() {
         );
     }
     insta::assert_snapshot!("golden_kernels.ptx", text);
+}
+
+#[test]
+fn gpu_ops_at_every_stage() {
+    let mir = stage("golden_gpu", "mir");
+    for op in [
+        "nvvm.intrinsic vote_ballot_sync(",
+        "nvvm.intrinsic redux_sync_add(",
+        "nvvm.intrinsic fence_sc_gpu(",
+        "mir.atomic_rmw add relaxed device",
+        "mir.atomic_rmw max seq_cst device",
+        "mir.atomic_cmpxchg acq_rel acquire block",
+        "mir.fence release device",
+    ] {
+        assert!(mir.contains(op), "{op} missing:\n{mir}");
+    }
+    insta::assert_snapshot!("golden_gpu.mir", mir);
+    insta::assert_snapshot!("golden_gpu.mem2reg.mir", stage("golden_gpu", "mem2reg.mir"));
+    let ll = stage("golden_gpu", "ll");
+    assert!(ll.contains("@llvm.nvvm.redux.sync.add("), "{ll}");
+    assert!(ll.contains("atom.relaxed.gpu.add.u32"), "{ll}");
+    insta::assert_snapshot!("golden_gpu.ll", ll);
+    let ptx = stage("golden_gpu", "ptx");
+    for instruction in [
+        "vote.sync.ballot.b32",
+        "redux.sync.add",
+        "bar.red.popc.u32",
+        "fence.sc.gpu",
+        "atom.relaxed.gpu.add.u32",
+        "atom.acquire.gpu.max.u32",
+        "atom.acq_rel.cta.global.cas.b32",
+        "fence.acq_rel.gpu",
+    ] {
+        assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
+    }
+    insta::assert_snapshot!("golden_gpu.ptx", ptx);
 }
