@@ -3,11 +3,12 @@
 //! and unsigned, device and system scope) on one contended location; float `fetch_add` and
 //! `fetch_sub`; a compare-exchange loop computing a float maximum; block counters with
 //! `BlockAtomicU32::from_ptr`, published to the last block through an acquire-release ticket;
-//! and `AtomicBool`, `AtomicI64`, `AtomicUsize`, `fetch_update` and fences of `core`.
+//! and `AtomicBool`, `AtomicI64`, `AtomicUsize`, `fetch_update` and fences of `core`. Last, a
+//! `Release` load (which `core` refuses with a panic) must trap the kernel.
 
 use std::process::ExitCode;
 
-use cuda_host::{LaunchConfig, cuda_module};
+use cuda_host::{Error, LaunchConfig, cuda_module, synchronize};
 use example_support::{Gpu, Rng, check, run_example};
 
 /// Threads per block.
@@ -190,6 +191,21 @@ mod kernels {
         let _ = capped[0].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
             (c < 1000).then_some(c + 1)
         });
+    }
+
+    /// Loads `cell[0]` with ordering number `order` (0 `Relaxed`, 1 `Acquire`, 2 `Release`):
+    /// a `Release` load panics, so the kernel traps.
+    #[kernel]
+    pub fn load_with(order: u32, cell: &[DeviceAtomicU32], mut out: DisjointSlice<u32>) {
+        let ordering = match order {
+            0 => AtomicOrdering::Relaxed,
+            1 => AtomicOrdering::Acquire,
+            _ => AtomicOrdering::Release,
+        };
+        let i = thread::index_1d();
+        if let Some(slot) = out.get_mut(i) {
+            *slot = cell[0].load(ordering);
+        }
     }
 }
 
@@ -448,5 +464,35 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         &stream.clone_dtoh(&capped)?,
         &[1000u32],
     );
+
+    // An ordering a load cannot have: the kernel traps (the context is unusable afterwards,
+    // so this comes last).
+    let mut cell = stream.clone_htod(&[42u32])?;
+    let mut out = stream.alloc_zeros::<u32>(32)?;
+    let one_warp = LaunchConfig::for_num_elems(32);
+    module.load_with(stream, one_warp, 1, &mut cell, &mut out)?;
+    ok &= check("Acquire load", &stream.clone_dtoh(&out)?, &[42u32; 32]);
+    let outcome = module
+        .load_with(stream, one_warp, 2, &mut cell, &mut out)
+        .and_then(|()| synchronize(stream));
+    ok &= match outcome {
+        Err(
+            error @ Error::KernelFault {
+                kernel: "load_with",
+                ..
+            },
+        ) => {
+            println!("ok   Release load trapped: {error}");
+            true
+        }
+        Err(other) => {
+            println!("FAIL expected a fault of `load_with`, got: {other}");
+            false
+        }
+        Ok(()) => {
+            println!("FAIL a Release load ran to completion");
+            false
+        }
+    };
     Ok(ok)
 }
