@@ -348,3 +348,39 @@ fn ill_formed_atomics_fail_to_verify() {
     .collect();
     insta::assert_snapshot!(errors.join("\n"));
 }
+
+#[test]
+fn atomics_on_shared_memory_use_the_shared_state_space() {
+    let ctx = &mut context();
+    let m = module(ctx);
+    let ty = u32t(ctx);
+    let p_ty = ptr(ctx, ty);
+    let shared_ty = dialect_mir::types::PtrType::get(ctx, ty, 3).into();
+    let (_, entry, args) = func(
+        ctx,
+        m,
+        "shared",
+        &[("p", p_ty), ("v", ty), ("out", p_ty)],
+        vec![],
+        true,
+    );
+    let (p, v, out) = (args[0], args[1], args[2]);
+    let mut b = B::new(ctx, entry);
+    let s = b.val(|ctx| PtrCastOp::new(ctx, p, shared_ty));
+    let old = b.val(|ctx| AtomicRmwOp::new(ctx, Add, s, v, Relaxed, Block));
+    let seen = b.val(|ctx| AtomicLoadOp::new(ctx, s, ty, Acquire, Block));
+    let cas = b.op(|ctx| AtomicCmpxchgOp::new(ctx, s, seen, old, (AcqRel, Relaxed), Block));
+    let prev = cas.old(b.ctx);
+    b.op(|ctx| StoreOp::new(ctx, prev, out));
+    b.op(|ctx| ReturnOp::new(ctx, None));
+    lower(ctx, m);
+    let ll = export(ctx, m);
+    let ptx = check_ptx(&ll, &["shared"]);
+    for expected in [
+        "atom.relaxed.cta.shared.add.u32",
+        "ld.acquire.cta.shared.b32",
+        "atom.acq_rel.cta.shared.cas.b32",
+    ] {
+        assert!(ptx.contains(expected), "no `{expected}` in\n{ptx}");
+    }
+}

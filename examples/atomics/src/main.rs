@@ -21,7 +21,7 @@ const RMW_OPS: u32 = 8;
 #[cuda_module]
 mod kernels {
     use core::sync::atomic::{
-        AtomicBool, AtomicI64, AtomicU32, AtomicUsize, Ordering, compiler_fence, fence,
+        AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicUsize, Ordering, compiler_fence, fence,
     };
 
     use cuda_device::atomic::{
@@ -191,6 +191,36 @@ mod kernels {
         let _ = capped[0].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
             (c < 1000).then_some(c + 1)
         });
+    }
+
+    /// Every thread offers the address of its `x` to a null pointer in `slot[0]` (an
+    /// `AtomicPtr` over the `u64`); the one whose compare-exchange wins says so in `won`, and
+    /// every thread reads the value behind the pointer that stayed (its own compare-exchange
+    /// either stored it or saw it).
+    #[kernel]
+    pub fn first_pointer(
+        x: &[u32],
+        slot: &[DeviceAtomicU64],
+        mut won: DisjointSlice<u32>,
+        mut seen: DisjointSlice<u32>,
+    ) {
+        let i = thread::index_1d();
+        let (Some(won), Some(seen)) = (won.get_mut(i), seen.get_mut(i)) else {
+            return;
+        };
+        // SAFETY: `slot[0]` is an aligned 8-byte cell that only atomics touch.
+        let cell = unsafe { AtomicPtr::<u32>::from_ptr(slot[0].as_ptr().cast()) };
+        let mine = &x[i.get()] as *const u32 as *mut u32;
+        let result = cell.compare_exchange(
+            core::ptr::null_mut(),
+            mine,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        *won = result.is_ok() as u32;
+        // Every thread's compare-exchange saw the winner's pointer or stored it.
+        // SAFETY: the pointer is one of the `x` elements, which live for the launch.
+        *seen = unsafe { *cell.load(Ordering::Acquire) };
     }
 
     /// Loads `cell[0]` with ordering number `order` (0 `Relaxed`, 1 `Acquire`, 2 `Release`):
@@ -464,6 +494,26 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         &stream.clone_dtoh(&capped)?,
         &[1000u32],
     );
+
+    // Pointer atomics: one winner, whose value everyone reads back.
+    let mut slot = stream.alloc_zeros::<u64>(1)?;
+    let mut won = stream.alloc_zeros::<u32>(N)?;
+    let mut seen = stream.alloc_zeros::<u32>(N)?;
+    module.first_pointer(stream, cfg, &x_dev, &mut slot, &mut won, &mut seen)?;
+    let won = stream.clone_dtoh(&won)?;
+    let winners: Vec<usize> = (0..N).filter(|&i| won[i] == 1).collect();
+    ok &= check(
+        "AtomicPtr compare_exchange: winners",
+        &[winners.len()],
+        &[1],
+    );
+    if let [winner] = winners[..] {
+        ok &= check(
+            "AtomicPtr load: the winner's value",
+            &stream.clone_dtoh(&seen)?,
+            &vec![x[winner]; N],
+        );
+    }
 
     // An ordering a load cannot have: the kernel traps (the context is unusable afterwards,
     // so this comes last).
