@@ -49,8 +49,8 @@ impl Scalar {
 
     /// The dialect-mir type of a value of this type (pliron's builtin integer and float types,
     /// signed or unsigned as in Rust, `bool` the signless `i1`).
-    pub fn mir_type(self, ctx: &mut Context) -> TypeHandle {
-        let int = |ctx: &mut Context, width, signedness| -> TypeHandle {
+    pub fn mir_type(self, ctx: &Context) -> TypeHandle {
+        let int = |ctx: &Context, width, signedness| -> TypeHandle {
             IntegerType::get(ctx, width, signedness).into()
         };
         match self {

@@ -10,7 +10,12 @@ use dialect_nvvm::{
     IntrinsicOp, Lowering, Memory,
     intrinsic::{Arg, FenceScope},
 };
-use pliron::{builtin::attributes::StringAttr, context::Context, r#type::TypeHandle};
+use pliron::{
+    builtin::attributes::StringAttr,
+    context::Context,
+    r#type::{TypeHandle, Typed},
+    value::Value,
+};
 use pliron_llvm::{
     attributes::{AtomicOrderingAttr, SyncScopeAttr},
     llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
@@ -25,7 +30,7 @@ use crate::{error::OpError, types::value_type};
 pub fn intrinsic(op: &IntrinsicOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let intrinsic = op.intrinsic(ctx);
     let result_ty = match op.result(ctx) {
-        Some(result) => value_type(ctx, pliron::r#type::Typed::get_type(&result, ctx))?,
+        Some(result) => value_type(ctx, result.get_type(ctx))?,
         None => VoidType::get(ctx).into(),
     };
     let operands = rw.operands(ctx);
@@ -89,12 +94,12 @@ pub(crate) fn inline_ptx(
     ctx: &mut Context,
     rw: &mut Rewrite,
     result_ty: TypeHandle,
-    operands: Vec<pliron::value::Value>,
+    operands: Vec<Value>,
     template: &str,
     constraints: &str,
     memory: Memory,
     convergent: bool,
-) -> pliron::value::Value {
+) -> Value {
     let constraints = match memory {
         Memory::None => constraints.to_string(),
         _ if constraints.is_empty() => "~{memory}".to_string(),
