@@ -49,6 +49,11 @@ fn repo() -> PathBuf {
 
 /// Writes the crate of `case` and returns its manifest.
 fn write_case(root: &Path, case: &Case) -> PathBuf {
+    write_crate(root, case, "")
+}
+
+/// Writes the crate of `case`, its `lib.rs` starting with `preamble`, and returns its manifest.
+fn write_crate(root: &Path, case: &Case, preamble: &str) -> PathBuf {
     let dir = root.join(case.name);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let cuda_device = repo().join("crates/cuda-device").canonicalize().unwrap();
@@ -64,7 +69,7 @@ fn write_case(root: &Path, case: &Case) -> PathBuf {
     std::fs::write(
         dir.join("src/lib.rs"),
         format!(
-            "use cuda_device::{{DisjointSlice, kernel, thread}};\n\n\
+            "{preamble}use cuda_device::{{DisjointSlice, kernel, thread}};\n\n\
              fn double(x: u32) -> u32 {{\n    2 * x\n}}\n\n\
              fn helper(x: u32) -> u32 {{\n    {}\n}}\n\n\
              #[kernel]\npub fn k(input: &[u32], mut out: DisjointSlice<u32>) {{\n    \
@@ -77,42 +82,94 @@ fn write_case(root: &Path, case: &Case) -> PathBuf {
     dir.join("Cargo.toml")
 }
 
+/// Builds the crate of `manifest` with `cargo oxide build` and extra `args`; returns what
+/// is wrong with the failure it must be (nothing when it failed as `case` expects).
+fn expect_failure(manifest: &Path, args: &[&str], case: &Case) -> Option<String> {
+    let target_dir = repo().join("tests/fixtures/target/diagnostics-build");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["build", "--manifest-path"])
+        .arg(manifest)
+        .args(args)
+        .env("CUDA_OXIDE_TARGET_DIR", &target_dir)
+        .output()
+        .expect("cargo-oxide runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    let problems: Vec<&str> = [
+        (out.status.success(), "the build succeeded"),
+        (text.contains("panicked"), "the compiler crashed"),
+        (
+            !text.contains(case.expected),
+            "the message does not name the construct",
+        ),
+        (
+            !text.contains("src/lib.rs:"),
+            "the message has no source location",
+        ),
+        (
+            !text.contains("helper"),
+            "the message does not name the function",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(bad, what)| bad.then_some(what))
+    .collect();
+    (!problems.is_empty()).then(|| format!("{}: {}\n{text}", case.name, problems.join(", ")))
+}
+
 #[test]
 fn unsupported_constructs_are_build_errors_naming_them() {
     let root = repo().join("tests/fixtures/target/diagnostics");
-    let target_dir = repo().join("tests/fixtures/target/diagnostics-build");
-    let mut failures = Vec::new();
-    for case in CASES {
-        let manifest = write_case(&root, case);
-        let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-            .args(["build", "--manifest-path"])
-            .arg(&manifest)
-            .env("CUDA_OXIDE_TARGET_DIR", &target_dir)
-            .output()
-            .expect("cargo-oxide runs");
-        let text = String::from_utf8_lossy(&out.stderr);
-        let problems: Vec<&str> = [
-            (out.status.success(), "the build succeeded"),
-            (text.contains("panicked"), "the compiler crashed"),
-            (
-                !text.contains(case.expected),
-                "the message does not name the construct",
-            ),
-            (
-                !text.contains("src/lib.rs:"),
-                "the message has no source location",
-            ),
-            (
-                !text.contains("helper"),
-                "the message does not name the function",
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(bad, what)| bad.then_some(what))
+    let failures: Vec<String> = CASES
+        .iter()
+        .filter_map(|case| expect_failure(&write_case(&root, case), &[], case))
         .collect();
-        if !problems.is_empty() {
-            failures.push(format!("{}: {}\n{text}", case.name, problems.join(", ")));
-        }
-    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn intrinsics_newer_than_the_target_are_build_errors() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let cases = [
+        (
+            Case {
+                name: "redux_on_sm_70",
+                helper: "cuda_device::warp::reduce_add(x)",
+                expected: "`cuda_device::warp::reduce_add` needs sm_80 or newer, but this build \
+                           targets sm_70",
+            },
+            "sm_70",
+        ),
+        (
+            Case {
+                name: "elect_on_sm_80",
+                helper: "cuda_device::warp::elect_one() as u32 + x",
+                expected: "`cuda_device::warp::elect_one` needs sm_90 or newer, but this build \
+                           targets sm_80",
+            },
+            "sm_80",
+        ),
+    ];
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(case, arch)| {
+            expect_failure(&write_case(&root, case), &["--arch", arch], case)
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn atomics_on_unsupported_types_are_build_errors() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let case = Case {
+        name: "atomic_u128",
+        helper: "let mut wide = x as u128;\n    \
+                 let old = unsafe { core::intrinsics::atomic_xadd::<u128, u128, \
+                 { core::intrinsics::AtomicOrdering::Relaxed }>(&mut wide, 1) };\n    \
+                 old as u32",
+        expected: "an atomic `fetch_add` on `u128`",
+    };
+    let preamble = "#![feature(core_intrinsics)]\n#![allow(internal_features)]\n\n";
+    let failure = expect_failure(&write_crate(&root, &case, preamble), &[], &case);
+    assert!(failure.is_none(), "{}", failure.unwrap_or_default());
 }

@@ -1,44 +1,45 @@
 //! Golden files: what each stage makes of the kernels in `tests/fixtures/golden_kernels` and
-//! `tests/fixtures/golden_math` (dialect-mir before and after mem2reg, LLVM IR, PTX). A change to any stage shows up here
-//! as a snapshot diff to review (`cargo insta review`).
+//! of the float math in `tests/fixtures/golden_math`, and of the GPU intrinsics and atomics in
+//! `tests/fixtures/golden_gpu` (dialect-mir before and after mem2reg, LLVM IR, PTX). A change
+//! to any stage shows up here as a snapshot diff to review (`cargo insta review`).
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 use regex::Regex;
 
-/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this
-/// file.
-fn stages(fixture: &str) -> std::path::PathBuf {
-    static DIRS: std::sync::Mutex<Vec<(String, std::path::PathBuf)>> =
-        std::sync::Mutex::new(Vec::new());
-    let mut dirs = DIRS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, dir)) = dirs.iter().find(|(name, _)| name == fixture) {
-        return dir.clone();
-    }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
-    let _ = std::fs::remove_dir_all(&out);
-    let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-        .args(["pipeline", "--manifest-path"])
-        .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
-        .arg("--out")
-        .arg(&out)
-        .env_remove("CUDA_OXIDE_TARGET")
-        .status()
-        .expect("cargo-oxide runs");
-    assert!(
-        status.success(),
-        "cargo oxide pipeline failed for {fixture}"
-    );
-    dirs.push((fixture.to_owned(), out.clone()));
-    out
+/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file.
+fn stages(fixture: &'static str) -> PathBuf {
+    static DIRS: Mutex<BTreeMap<&str, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut dirs = DIRS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    dirs.entry(fixture)
+        .or_insert_with(|| {
+            let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
+            let _ = std::fs::remove_dir_all(&out);
+            let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+                .args(["pipeline", "--manifest-path"])
+                .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
+                .arg("--out")
+                .arg(&out)
+                .env_remove("CUDA_OXIDE_TARGET")
+                .status()
+                .expect("cargo-oxide runs");
+            assert!(
+                status.success(),
+                "cargo oxide pipeline failed for {fixture}"
+            );
+            out
+        })
+        .clone()
 }
 
 /// The text of one stage of `fixture`, with what depends on the machine replaced: mangled
 /// symbols (their crate hashes depend on where the sources are) become `_R<n>` in order of
 /// appearance.
-fn stage(fixture: &str, extension: &str) -> String {
+fn stage(fixture: &'static str, extension: &str) -> String {
     let path = stages(fixture).join(format!("{fixture}.{extension}"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
@@ -171,4 +172,40 @@ fn math_ptx() {
         );
     }
     insta::assert_snapshot!("golden_math.ptx", text);
+}
+
+#[test]
+fn gpu_ops_at_every_stage() {
+    let mir = stage("golden_gpu", "mir");
+    for op in [
+        "nvvm.intrinsic vote_ballot_sync(",
+        "nvvm.intrinsic redux_sync_add(",
+        "nvvm.intrinsic fence_sc_gpu(",
+        "mir.atomic_rmw add relaxed device",
+        "mir.atomic_rmw max seq_cst device",
+        "mir.atomic_cmpxchg acq_rel acquire block",
+        "mir.fence release device",
+    ] {
+        assert!(mir.contains(op), "{op} missing:\n{mir}");
+    }
+    insta::assert_snapshot!("golden_gpu.mir", mir);
+    insta::assert_snapshot!("golden_gpu.mem2reg.mir", stage("golden_gpu", "mem2reg.mir"));
+    let ll = stage("golden_gpu", "ll");
+    assert!(ll.contains("@llvm.nvvm.redux.sync.add("), "{ll}");
+    assert!(ll.contains("atom.relaxed.gpu.add.u32"), "{ll}");
+    insta::assert_snapshot!("golden_gpu.ll", ll);
+    let ptx = stage("golden_gpu", "ptx");
+    for instruction in [
+        "vote.sync.ballot.b32",
+        "redux.sync.add",
+        "bar.red.popc.u32",
+        "fence.sc.gpu",
+        "atom.relaxed.gpu.add.u32",
+        "atom.acquire.gpu.max.u32",
+        "atom.acq_rel.cta.global.cas.b32",
+        "fence.acq_rel.gpu",
+    ] {
+        assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
+    }
+    insta::assert_snapshot!("golden_gpu.ptx", ptx);
 }

@@ -2,8 +2,9 @@
 //!
 //! Code in a `#[kernel]` (and everything it calls) runs on the GPU. This crate gives it the
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
-//! talk to my warp ([`warp`]), share memory with my block ([`shared`]), and write my own
-//! element of an output ([`DisjointSlice`]).
+//! talk to my warp ([`warp`]), share memory with my block ([`shared`]), update memory shared
+//! with other threads ([`atomic`]), read the clocks ([`time`]), and write my own element of an
+//! output ([`DisjointSlice`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
@@ -13,12 +14,14 @@
 
 #![no_std]
 
+pub mod atomic;
 mod disjoint_slice;
 mod intrinsic;
 pub mod printf;
 pub mod shared;
 pub mod sync;
 pub mod thread;
+pub mod time;
 pub mod warp;
 
 pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
@@ -47,4 +50,10 @@ pub const fn check_launch_bounds(max_threads: u32, min_blocks: Option<u32>) {
             "#[launch_bounds]: the minimum blocks per multiprocessor is at least 1"
         );
     }
+}
+
+/// Stops the kernel: its launch fails with an error (`__trap()`, PTX `trap`). Intrinsic.
+#[inline(never)]
+pub fn trap() -> ! {
+    intrinsic::host_call("cuda_device::trap")
 }

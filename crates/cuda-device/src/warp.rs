@@ -1,47 +1,91 @@
 //! Operations within a warp (32 threads that execute together).
 //!
-//! The shuffles exchange a 32-bit value between the lanes of a full warp (mask `0xffffffff`);
-//! every lane of the warp must take part. Wider or narrower types go through [`WarpValue`].
+//! Shuffles, votes, matches and reductions work over the full warp (member mask
+//! `0xffffffff`): every lane of the warp must take part, as with CUDA C++'s `__*_sync`
+//! functions called with that mask. The shuffles move 32-bit words; other types go through
+//! [`WarpValue`]. Functions marked with an architecture need that `sm_` or newer: building for
+//! an older one is an error at the call.
 
-use crate::intrinsic::host_call;
+use crate::intrinsic::stubs;
 
 /// Lanes per warp on every NVIDIA GPU so far.
 pub const WARP_SIZE: u32 = 32;
 
-/// This thread's lane within its warp, `0..32` (PTX `%laneid`). Intrinsic.
-#[inline(never)]
-pub fn lane_id() -> u32 {
-    host_call("cuda_device::warp::lane_id")
-}
-
-/// Reads `value` from lane `src_lane` (PTX `shfl.sync.idx.b32`). Intrinsic.
-#[inline(never)]
-pub fn shuffle_b32(value: u32, src_lane: u32) -> u32 {
-    let _ = (value, src_lane);
-    host_call("cuda_device::warp::shuffle_b32")
-}
-
-/// Reads `value` from lane `lane_id ^ lane_mask` (PTX `shfl.sync.bfly.b32`). Intrinsic.
-#[inline(never)]
-pub fn shuffle_xor_b32(value: u32, lane_mask: u32) -> u32 {
-    let _ = (value, lane_mask);
-    host_call("cuda_device::warp::shuffle_xor_b32")
-}
-
-/// Reads `value` from lane `lane_id + delta`, or keeps its own past the warp's end
-/// (PTX `shfl.sync.down.b32`). Intrinsic.
-#[inline(never)]
-pub fn shuffle_down_b32(value: u32, delta: u32) -> u32 {
-    let _ = (value, delta);
-    host_call("cuda_device::warp::shuffle_down_b32")
-}
-
-/// Reads `value` from lane `lane_id - delta`, or keeps its own before lane 0
-/// (PTX `shfl.sync.up.b32`). Intrinsic.
-#[inline(never)]
-pub fn shuffle_up_b32(value: u32, delta: u32) -> u32 {
-    let _ = (value, delta);
-    host_call("cuda_device::warp::shuffle_up_b32")
+stubs! { "warp";
+    /// This thread's lane within its warp, `0..32` (PTX `%laneid`). Intrinsic.
+    pub fn lane_id() -> u32;
+    /// `1 << lane_id()` (PTX `%lanemask_eq`). Intrinsic.
+    pub fn lanemask_eq() -> u32;
+    /// The bits of the lanes below this one (PTX `%lanemask_lt`). Intrinsic.
+    pub fn lanemask_lt() -> u32;
+    /// The bits of this lane and the lanes below it (PTX `%lanemask_le`). Intrinsic.
+    pub fn lanemask_le() -> u32;
+    /// The bits of the lanes above this one (PTX `%lanemask_gt`). Intrinsic.
+    pub fn lanemask_gt() -> u32;
+    /// The bits of this lane and the lanes above it (PTX `%lanemask_ge`). Intrinsic.
+    pub fn lanemask_ge() -> u32;
+    /// The lanes of the warp that execute this call together, bit `i` for lane `i`
+    /// (`__activemask()`, PTX `activemask.b32`). Unlike the functions below, it may be called
+    /// by part of a warp. Intrinsic.
+    pub fn active_mask() -> u32;
+    /// Waits until every lane of the warp has reached this call, and orders their memory
+    /// accesses among them (`__syncwarp()`, PTX `bar.warp.sync 0xffffffff`). Intrinsic.
+    pub fn sync();
+    /// Reads `value` from lane `src_lane` (PTX `shfl.sync.idx.b32`). Intrinsic.
+    pub fn shuffle_b32(value: u32, src_lane: u32) -> u32;
+    /// Reads `value` from lane `lane_id ^ lane_mask` (PTX `shfl.sync.bfly.b32`). Intrinsic.
+    pub fn shuffle_xor_b32(value: u32, lane_mask: u32) -> u32;
+    /// Reads `value` from lane `lane_id + delta`, or keeps its own past the warp's end
+    /// (PTX `shfl.sync.down.b32`). Intrinsic.
+    pub fn shuffle_down_b32(value: u32, delta: u32) -> u32;
+    /// Reads `value` from lane `lane_id - delta`, or keeps its own before lane 0
+    /// (PTX `shfl.sync.up.b32`). Intrinsic.
+    pub fn shuffle_up_b32(value: u32, delta: u32) -> u32;
+    /// Whether `pred` is `true` in every lane (`__all_sync(0xffffffff, pred)`). Intrinsic.
+    pub fn all(pred: bool) -> bool;
+    /// Whether `pred` is `true` in some lane (`__any_sync(0xffffffff, pred)`). Intrinsic.
+    pub fn any(pred: bool) -> bool;
+    /// Whether `pred` is the same in every lane (`__uni_sync(0xffffffff, pred)`). Intrinsic.
+    pub fn uni(pred: bool) -> bool;
+    /// The lanes whose `pred` is `true`, bit `i` for lane `i` (`__ballot_sync(0xffffffff,
+    /// pred)`). Intrinsic.
+    pub fn ballot(pred: bool) -> u32;
+    /// The lanes whose `value` equals this lane's, bit `i` for lane `i`
+    /// (`__match_any_sync(0xffffffff, value)`; sm_70). Intrinsic.
+    pub fn match_any(value: u32) -> u32;
+    /// [`match_any`] of a 64-bit value (sm_70). Intrinsic.
+    pub fn match_any_u64(value: u64) -> u32;
+    /// Whether every lane holds the same `value` (the predicate of
+    /// `__match_all_sync(0xffffffff, value, &pred)`; sm_70). Intrinsic.
+    pub fn match_all(value: u32) -> bool;
+    /// [`match_all`] of a 64-bit value (sm_70). Intrinsic.
+    pub fn match_all_u64(value: u64) -> bool;
+    /// The sum of `value` over the warp, wrapping (`__reduce_add_sync(0xffffffff, value)`,
+    /// PTX `redux.sync.add.u32`; sm_80). Intrinsic.
+    pub fn reduce_add(value: u32) -> u32;
+    /// The sum of a signed `value` over the warp, wrapping (`redux.sync.add.s32`; sm_80).
+    /// Intrinsic.
+    pub fn reduce_add_i32(value: i32) -> i32;
+    /// The smallest `value` of the warp (`__reduce_min_sync`, `redux.sync.min.u32`; sm_80).
+    /// Intrinsic.
+    pub fn reduce_min(value: u32) -> u32;
+    /// The largest `value` of the warp (`__reduce_max_sync`, `redux.sync.max.u32`; sm_80).
+    /// Intrinsic.
+    pub fn reduce_max(value: u32) -> u32;
+    /// The smallest signed `value` of the warp (`redux.sync.min.s32`; sm_80). Intrinsic.
+    pub fn reduce_min_i32(value: i32) -> i32;
+    /// The largest signed `value` of the warp (`redux.sync.max.s32`; sm_80). Intrinsic.
+    pub fn reduce_max_i32(value: i32) -> i32;
+    /// The bitwise and of `value` over the warp (`__reduce_and_sync`; sm_80). Intrinsic.
+    pub fn reduce_and(value: u32) -> u32;
+    /// The bitwise or of `value` over the warp (`__reduce_or_sync`; sm_80). Intrinsic.
+    pub fn reduce_or(value: u32) -> u32;
+    /// The bitwise exclusive or of `value` over the warp (`__reduce_xor_sync`; sm_80).
+    /// Intrinsic.
+    pub fn reduce_xor(value: u32) -> u32;
+    /// `true` in exactly one lane of the warp, the same in every lane (PTX `elect.sync`;
+    /// sm_90). Intrinsic.
+    pub fn elect_one() -> bool;
 }
 
 /// A value that can travel through a warp shuffle as 32-bit words.

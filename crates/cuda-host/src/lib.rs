@@ -39,6 +39,7 @@
 //! and only these are `unsafe`: kernels with raw-pointer parameters (the caller promises the
 //! pointers are valid device pointers), and [`Kernel::launch`] for hand-packed arguments.
 
+mod atomic;
 mod driver;
 mod error;
 mod module;
@@ -46,6 +47,7 @@ pub mod nvrtc;
 mod param;
 pub mod timing;
 
+pub use atomic::AtomicElement;
 pub use cuda_macros::cuda_module;
 pub use cudarc;
 pub use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig};

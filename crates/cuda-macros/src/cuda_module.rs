@@ -9,7 +9,8 @@
 //!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
 //!
 //! Host argument types follow the kernel's parameter types: `&[T]` becomes
-//! `&CudaSlice<T>`, `&mut [T]` and `DisjointSlice<T>` become `&mut CudaSlice<T>`, everything
+//! `&CudaSlice<T>`, `&mut [T]` and `DisjointSlice<T>` become `&mut CudaSlice<T>`, `&[A]` of
+//! atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...) `&mut CudaSlice<u32>`, everything
 //! else is taken by value (scalars as they are, structs, tuples and closures through
 //! `cuda_host::ByValue`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
 
@@ -30,6 +31,9 @@ enum Shape {
     Slice(Type),
     /// `&mut [T]` or `DisjointSlice<T>`: the host passes `&mut CudaSlice<T>`.
     SliceMut(Type),
+    /// `&[A]` of atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...): the kernel writes through
+    /// them, so the host passes `&mut CudaSlice<A::Plain>`.
+    AtomicSlice(Type),
     /// A primitive scalar or a raw pointer: passed as it is.
     Direct(Type),
     /// Anything else: passed by value with rustc's layout.
@@ -189,6 +193,9 @@ fn shape(ty: &Type) -> Result<Shape> {
             Type::Slice(slice) if reference.mutability.is_some() => {
                 Ok(Shape::SliceMut((*slice.elem).clone()))
             }
+            Type::Slice(slice) if is_atomic(&slice.elem) => {
+                Ok(Shape::AtomicSlice((*slice.elem).clone()))
+            }
             Type::Slice(slice) => Ok(Shape::Slice((*slice.elem).clone())),
             _ => Err(Error::new(
                 ty.span(),
@@ -227,6 +234,40 @@ fn shape(ty: &Type) -> Result<Shape> {
         }
         _ => Ok(Shape::Value(ty.clone())),
     }
+}
+
+/// Whether `ty` names an atomic cell type, by the last segment of its path: the integer and
+/// `bool` atomics of `core::sync::atomic`, and `cuda_device::atomic`'s scoped ones. The launcher
+/// then asks for `cuda_host::AtomicElement`, which checks the guess.
+fn is_atomic(ty: &Type) -> bool {
+    const CORE: [&str; 11] = [
+        "AtomicBool",
+        "AtomicU8",
+        "AtomicI8",
+        "AtomicU16",
+        "AtomicI16",
+        "AtomicU32",
+        "AtomicI32",
+        "AtomicU64",
+        "AtomicI64",
+        "AtomicUsize",
+        "AtomicIsize",
+    ];
+    const SCOPES: [&str; 3] = ["DeviceAtomic", "BlockAtomic", "SystemAtomic"];
+    const VALUES: [&str; 6] = ["U32", "I32", "U64", "I64", "F32", "F64"];
+    let Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    CORE.contains(&name.as_str())
+        || name == "ScopedAtomic"
+        || SCOPES.iter().any(|scope| {
+            name.strip_prefix(scope)
+                .is_some_and(|value| VALUES.contains(&value))
+        })
 }
 
 fn disjoint_slice_error(ty: &Type) -> Error {
@@ -315,6 +356,11 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
             ),
             Shape::SliceMut(elem) => (
                 quote!(&mut #host::CudaSlice<#elem>),
+                quote!(#value),
+                elem.span(),
+            ),
+            Shape::AtomicSlice(elem) => (
+                quote!(&mut #host::CudaSlice<<#elem as #host::AtomicElement>::Plain>),
                 quote!(#value),
                 elem.span(),
             ),
@@ -449,6 +495,45 @@ mod tests {
         );
         // A private kernel's launcher is still callable from the parent module.
         assert!(out.contains("pub (super) fn one"), "{out}");
+    }
+
+    #[test]
+    fn slices_of_atomics_take_mutable_buffers_of_the_plain_type() {
+        let out = expansion(quote!(
+            mod k {
+                #[kernel]
+                pub fn count(
+                    x: &[u32],
+                    bins: &[DeviceAtomicU32],
+                    flags: &[core::sync::atomic::AtomicBool],
+                    mine: &[MyAtomicU32],
+                ) {
+                }
+            }
+        ));
+        assert!(
+            out.contains("x : & :: cuda_host :: CudaSlice < u32 >"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "bins : & mut :: cuda_host :: CudaSlice < < DeviceAtomicU32 as :: cuda_host :: \
+                 AtomicElement > :: Plain >"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "flags : & mut :: cuda_host :: CudaSlice < < core :: sync :: atomic :: \
+                 AtomicBool as :: cuda_host :: AtomicElement > :: Plain >"
+            ),
+            "{out}"
+        );
+        // Only the atomic types it knows: anything else is an ordinary buffer.
+        assert!(
+            out.contains("mine : & :: cuda_host :: CudaSlice < MyAtomicU32 >"),
+            "{out}"
+        );
     }
 
     #[test]

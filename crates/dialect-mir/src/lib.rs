@@ -4,8 +4,8 @@
 //!   `mir.struct`, `mir.enum` (scalars are pliron's builtin integer and float types);
 //! * [attributes]: `mir.index` (field / variant indices), `mir.case_values`, and the layout and
 //!   initial content of globals (`mir.global_layout`, `mir.global_init`);
-//! * [ops]: constants, arithmetic, casts, memory, slices, trait objects, enums, control flow,
-//!   calls, `mir.func` and `mir.global`.
+//! * [ops]: constants, arithmetic, casts, memory, atomics, slices, trait objects, enums,
+//!   control flow, calls, `mir.func` and `mir.global`.
 //!
 //! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
@@ -110,5 +110,10 @@ pub fn register(ctx: &mut Context) {
         GlobalOp,
         GlobalAddrOp,
         FuncAddrOp,
+        AtomicLoadOp,
+        AtomicStoreOp,
+        AtomicRmwOp,
+        AtomicCmpxchgOp,
+        FenceOp,
     );
 }

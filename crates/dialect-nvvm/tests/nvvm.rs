@@ -1,7 +1,7 @@
-//! `nvvm` ops in a `mir` kernel: building, verifying, printing (snapshot), parsing back, and
-//! verification failures.
+//! `nvvm.intrinsic` ops in a `mir` kernel: every declared intrinsic built, verified, printed
+//! (snapshot) and parsed back; verification failures; the PTX ISA a module needs.
 
-use dialect_mir::ops::{AddOp, FuncOp};
+use dialect_mir::ops::{FuncOp, ReturnOp};
 use dialect_nvvm::*;
 use pliron::{
     builtin::{
@@ -76,11 +76,23 @@ fn renumber(text: &str) -> String {
     out
 }
 
+/// The scalars an intrinsic may take, one kernel parameter each.
+const SCALARS: [Scalar; 7] = [
+    Scalar::Bool,
+    Scalar::U32,
+    Scalar::I32,
+    Scalar::U64,
+    Scalar::I64,
+    Scalar::F32,
+    Scalar::F64,
+];
+
 #[test]
-fn nvvm_ops_build_verify_print_and_parse() {
+fn every_intrinsic_builds_verifies_prints_and_parses() {
     let ctx = &mut context();
     let module = ModuleOp::new(ctx, ident!("m"));
-    let ty = FunctionType::get(ctx, vec![], vec![]);
+    let params: Vec<_> = SCALARS.iter().map(|s| s.mir_type(ctx)).collect();
+    let ty = FunctionType::get(ctx, params, vec![]);
     let kernel = FuncOp::new(ctx, ident!("k"), ty);
     kernel.set_kernel(ctx, true);
     kernel
@@ -88,38 +100,20 @@ fn nvvm_ops_build_verify_print_and_parse() {
         .insert_at_back(module.get_body(ctx, 0), ctx);
     let entry = kernel.entry_block(ctx).unwrap();
     let mut b = IRInserter::<DummyListener>::new_at_block_end(entry);
-
-    let mut values = vec![];
-    for register in [
-        SpecialRegister::Tid,
-        SpecialRegister::Ctaid,
-        SpecialRegister::Ntid,
-        SpecialRegister::Nctaid,
-    ] {
-        for axis in [Axis::X, Axis::Y, Axis::Z] {
-            let op = new_sreg_read(ctx, register, axis);
-            b.append_operation(ctx, op);
-            values.push(op.deref(ctx).get_result(0));
-        }
+    for intrinsic in table::ALL {
+        let operands = intrinsic
+            .operands
+            .iter()
+            .map(|scalar| {
+                let index = SCALARS.iter().position(|s| s == scalar).unwrap();
+                entry.deref(ctx).get_argument(index)
+            })
+            .collect();
+        let op = IntrinsicOp::new(ctx, intrinsic, operands);
+        b.append_op(ctx, &op);
     }
-    let lane = ReadPtxSregLaneIdOp::new(ctx);
-    b.append_op(ctx, &lane);
-    let lane = lane.result(ctx);
-    let global = AddOp::new(ctx, values[0], values[3]);
-    b.append_op(ctx, &global);
-    let barrier = Barrier0Op::new(ctx);
-    b.append_op(ctx, &barrier);
-    for mode in [
-        ShuffleMode::Idx,
-        ShuffleMode::Bfly,
-        ShuffleMode::Down,
-        ShuffleMode::Up,
-    ] {
-        let op = new_shuffle(ctx, mode, global.result(ctx), lane);
-        b.append_operation(ctx, op);
-    }
-    let trap = TrapOp::new(ctx);
-    b.append_op(ctx, &trap);
+    let ret = ReturnOp::new(ctx, None);
+    b.append_op(ctx, &ret);
 
     verify_operation(module.get_operation(), ctx).unwrap();
     let text = print(ctx, module.get_operation());
@@ -133,28 +127,55 @@ fn nvvm_ops_build_verify_print_and_parse() {
     }
     let reparsed = renumber(&print(&ctx2, op2));
     assert_eq!(reparsed, renumber(&print(ctx, module.get_operation())));
-    for opid in [
-        "nvvm.read_ptx_sreg_nctaid_z",
-        "nvvm.barrier0",
-        "nvvm.shfl_sync_up_i32",
-    ] {
-        assert!(reparsed.contains(opid), "{opid} in\n{reparsed}");
+    for intrinsic in table::ALL {
+        assert!(
+            reparsed.contains(&format!("nvvm.intrinsic {}(", intrinsic.name)),
+            "{} in\n{reparsed}",
+            intrinsic.name
+        );
     }
 }
 
 #[test]
-fn special_register_values_flow_into_mir_ops() {
+fn intrinsic_results_flow_into_mir_ops() {
     let (ctx, op) = parse(
         "builtin.module @m {
           ^m():
             mir.func @f: builtin.function <() -> (builtin.integer ui32)> {
               ^entry():
-                t = nvvm.read_ptx_sreg_tid_x : builtin.integer ui32;
+                t = nvvm.intrinsic read_ptx_sreg_tid_x() : () -> (builtin.integer ui32);
                 mir.return t
             }
         }",
     );
     verify_operation(op, &ctx).unwrap();
+}
+
+#[test]
+fn the_required_ptx_isa_is_the_newest_of_the_intrinsics_used() {
+    let (ctx, op) = parse(
+        "builtin.module @m {
+          ^m():
+            mir.func @f: builtin.function <(builtin.integer ui32) -> ()> {
+              ^entry(x: builtin.integer ui32):
+                t = nvvm.intrinsic read_ptx_sreg_tid_x() : () -> (builtin.integer ui32);
+                s = nvvm.intrinsic redux_sync_add(x) : (builtin.integer ui32) -> (builtin.integer ui32);
+                nvvm.intrinsic nanosleep(s) : (builtin.integer ui32) -> ();
+                mir.return
+            }
+        }",
+    );
+    assert_eq!(required_ptx_isa(&ctx, op), Some(70));
+    let (ctx, op) = parse(
+        "builtin.module @m {
+          ^m():
+            mir.func @f: builtin.function <() -> ()> {
+              ^entry():
+                mir.return
+            }
+        }",
+    );
+    assert_eq!(required_ptx_isa(&ctx, op), None);
 }
 
 /// The message of the verification error of the module `text`.
@@ -173,12 +194,45 @@ fn error_of(body: &str) -> String {
 }
 
 #[test]
-fn ill_typed_nvvm_ops_fail_to_verify() {
+fn ill_typed_intrinsics_fail_to_verify() {
     let errors = [
-        error_of("r = nvvm.shfl_sync_idx_i32 x, u : builtin.integer ui32;\n mir.return"),
-        error_of("r = nvvm.shfl_sync_bfly_i32 u, u : builtin.integer si64;\n mir.return"),
-        error_of("r = nvvm.read_ptx_sreg_laneid : builtin.integer si32;\n mir.return"),
-        error_of("nvvm.trap;\n mir.return"),
+        error_of(
+            "r = nvvm.intrinsic shfl_sync_idx_i32(x, u) : (builtin.fp32, builtin.integer ui32) \
+             -> (builtin.integer ui32);\n mir.return",
+        ),
+        error_of(
+            "r = nvvm.intrinsic shfl_sync_bfly_i32(u, u) : (builtin.integer ui32, \
+             builtin.integer ui32) -> (builtin.integer si64);\n mir.return",
+        ),
+        error_of(
+            "r = nvvm.intrinsic read_ptx_sreg_laneid(u) : (builtin.integer ui32) -> \
+             (builtin.integer ui32);\n mir.return",
+        ),
+        error_of("nvvm.intrinsic read_ptx_sreg_laneid() : () -> ();\n mir.return"),
+        error_of(
+            "r = nvvm.intrinsic vote_ballot_sync(u) : (builtin.integer ui32) -> \
+             (builtin.integer ui32);\n mir.return",
+        ),
     ];
     insta::assert_snapshot!(errors.join("\n"));
+}
+
+#[test]
+fn unknown_intrinsics_do_not_parse() {
+    let mut ctx = context();
+    let text = "builtin.module @m {
+          ^m():
+            mir.func @f: builtin.function <() -> ()> {
+              ^entry():
+                nvvm.intrinsic no_such_thing() : () -> ();
+                mir.return
+            }
+        }";
+    let err = parse_from_str(spaced(Operation::top_level_parser()), &mut ctx, text)
+        .expect_err("must not parse");
+    assert!(
+        err.to_string()
+            .contains("unknown GPU intrinsic `no_such_thing`"),
+        "{err}"
+    );
 }

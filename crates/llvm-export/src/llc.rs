@@ -79,6 +79,9 @@ pub struct PtxOptions {
     pub tools: Option<LlvmTools>,
     /// Rust sysroot to search for `llvm-tools` (the caller's, e.g. from inside rustc).
     pub sysroot: Option<PathBuf>,
+    /// The PTX ISA version to emit, times ten (`80` for 8.0), when the module needs a newer
+    /// one than `llc` emits for the target by default; `None` keeps `llc`'s default.
+    pub ptx_isa: Option<u32>,
 }
 
 impl Default for PtxOptions {
@@ -88,6 +91,7 @@ impl Default for PtxOptions {
             run_opt: true,
             tools: None,
             sysroot: None,
+            ptx_isa: None,
         }
     }
 }
@@ -266,6 +270,12 @@ pub fn compile_to_ptx(
     let mut args: Vec<&std::ffi::OsStr> =
         vec![level.as_ref(), "-march=nvptx64".as_ref(), cpu.as_ref()];
     args.extend(reflect.iter().map(std::ffi::OsStr::new));
+    let ptx_feature = options
+        .ptx_isa
+        .map(|version| format!("-mattr=+ptx{version}"));
+    if let Some(feature) = &ptx_feature {
+        args.push(feature.as_ref());
+    }
     args.extend([llc_input.as_os_str(), "-o".as_ref(), ptx.as_os_str()]);
     run(&tools.llc, &args)?;
     fs::read_to_string(&ptx).map_err(|source| PtxError::Io {

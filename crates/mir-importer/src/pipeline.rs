@@ -100,6 +100,10 @@ pub enum PipelineError {
     /// The module calls libdevice, which could not be found or linked.
     #[error("{0}")]
     Libdevice(#[source] llvm_export::PtxError),
+
+    /// The GPU architecture is not `sm_XX`.
+    #[error("`{0}` is not a GPU architecture: expected `sm_` and a number, such as `sm_90`")]
+    Target(String),
     /// `llc` (or `opt`) failed or was not found.
     #[error("generating PTX failed: {0}")]
     PtxGeneration(String),
@@ -133,13 +137,15 @@ pub fn run_pipeline(
     functions: &[CollectedFunction],
     config: &PipelineConfig,
 ) -> Result<PipelineOutput, PipelineError> {
+    let target = dialect_nvvm::Target::parse(&config.target)
+        .ok_or_else(|| PipelineError::Target(config.target.clone()))?;
     let mut timings = Vec::new();
     let mut ctx = Context::new();
     dialect_mir::register(&mut ctx);
     dialect_nvvm::register(&mut ctx);
 
     let started = Instant::now();
-    let module = translate_module(&mut ctx, functions, config)?;
+    let module = translate_module(&mut ctx, functions, config, target)?;
     timings.push(("translate", started.elapsed()));
     dump(
         config,
@@ -167,6 +173,10 @@ pub fn run_pipeline(
         "mem2reg.mir",
         &print_op(&ctx, module.get_operation()),
     )?;
+
+    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic needs it.
+    let ptx_isa = dialect_nvvm::required_ptx_isa(&ctx, module.get_operation())
+        .filter(|&required| required > target.min_ptx_isa());
 
     let started = Instant::now();
     mir_lower::lower_mir_to_llvm(&mut ctx, module)
@@ -196,6 +206,7 @@ pub fn run_pipeline(
     let started = Instant::now();
     let options = llvm_export::PtxOptions {
         sysroot: config.sysroot.clone(),
+        ptx_isa,
         ..Default::default()
     };
     let ptx = llvm_export::compile_to_ptx(&ll, &config.target, &options)
@@ -232,6 +243,7 @@ fn translate_module(
     ctx: &mut Context,
     functions: &[CollectedFunction],
     config: &PipelineConfig,
+    target: dialect_nvvm::Target,
 ) -> Result<ModuleOp, PipelineError> {
     let name = Identifier::try_from(sanitize(&config.crate_name))
         .unwrap_or_else(|_| Identifier::try_from("device_module").expect("a valid identifier"));
@@ -256,6 +268,7 @@ fn translate_module(
             types: &mut types,
             globals: &mut globals,
             overflow_checks: config.overflow_checks,
+            target,
         };
         translator::translate_function(ctx, module_block, function, &body, fcx).map_err(
             |source| PipelineError::Translation {

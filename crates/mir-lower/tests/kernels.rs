@@ -9,7 +9,7 @@ use dialect_mir::{
     ops::*,
     types::{EnumTag, EnumType, EnumVariant, FieldLayout, StructType},
 };
-use dialect_nvvm::{Axis, ReadPtxSregCtaidXOp, ReadPtxSregNtidXOp, SpecialRegister, new_sreg_read};
+use dialect_nvvm::{IntrinsicOp, table};
 use pliron::{
     builtin::{ops::ModuleOp, types::FunctionType},
     context::Context,
@@ -53,13 +53,9 @@ fn vecadd(ctx: &mut Context) -> ModuleOp {
     let (exit, _) = block(ctx, f, "exit", vec![]);
 
     let mut b = B::new(ctx, entry);
-    let ctaid = b.val(ReadPtxSregCtaidXOp::new);
-    let ntid = b.val(ReadPtxSregNtidXOp::new);
-    let tid = {
-        let op = new_sreg_read(b.ctx, SpecialRegister::Tid, Axis::X);
-        op.insert_at_back(entry, b.ctx);
-        op.deref(b.ctx).get_result(0)
-    };
+    let ctaid = b.val(|ctx| IntrinsicOp::new(ctx, &table::read_ptx_sreg_ctaid_x, vec![]));
+    let ntid = b.val(|ctx| IntrinsicOp::new(ctx, &table::read_ptx_sreg_ntid_x, vec![]));
+    let tid = b.val(|ctx| IntrinsicOp::new(ctx, &table::read_ptx_sreg_tid_x, vec![]));
     let base = b.val(|ctx| MulOp::new(ctx, ctaid, ntid));
     let i32_ = b.val(|ctx| AddOp::new(ctx, base, tid));
     let i = b.val(|ctx| IntCastOp::new(ctx, i32_, u64_));
@@ -472,23 +468,23 @@ fn call_between_functions() {
 /// Warp and block intrinsics: `out[tid] = shfl_down(shfl_xor(tid ^ lane, 1), 2) + ...`,
 /// around a barrier.
 fn warp(ctx: &mut Context) -> ModuleOp {
-    use dialect_nvvm::*;
+    use dialect_nvvm::table::*;
     let m = module(ctx);
     let (u32_, u64_) = (ui(ctx, 32), ui(ctx, 64));
     let out_ty = disjoint(ctx, u32_);
     let (_, entry, args) = func(ctx, m, "warp", &[("out", out_ty)], vec![], true);
     let mut b = B::new(ctx, entry);
-    let tid = b.val(ReadPtxSregTidXOp::new);
-    let lane = b.val(ReadPtxSregLaneIdOp::new);
+    let tid = b.val(|ctx| IntrinsicOp::new(ctx, &read_ptx_sreg_tid_x, vec![]));
+    let lane = b.val(|ctx| IntrinsicOp::new(ctx, &read_ptx_sreg_laneid, vec![]));
     let x = b.val(|ctx| BitXorOp::new(ctx, tid, lane));
-    b.op(Barrier0Op::new);
+    b.op(|ctx| IntrinsicOp::new(ctx, &barrier0, vec![]));
     let one = b.int(u32_, 1);
     let two = b.int(u32_, 2);
-    let s1 = b.val(|ctx| ShflSyncBflyI32Op::new(ctx, x, one));
-    let s2 = b.val(|ctx| ShflSyncDownI32Op::new(ctx, s1, two));
-    let s3 = b.val(|ctx| ShflSyncUpI32Op::new(ctx, s2, one));
+    let s1 = b.val(|ctx| IntrinsicOp::new(ctx, &shfl_sync_bfly_i32, vec![x, one]));
+    let s2 = b.val(|ctx| IntrinsicOp::new(ctx, &shfl_sync_down_i32, vec![s1, two]));
+    let s3 = b.val(|ctx| IntrinsicOp::new(ctx, &shfl_sync_up_i32, vec![s2, one]));
     let zero = b.int(u32_, 0);
-    let s4 = b.val(|ctx| ShflSyncIdxI32Op::new(ctx, s3, zero));
+    let s4 = b.val(|ctx| IntrinsicOp::new(ctx, &shfl_sync_idx_i32, vec![s3, zero]));
     let idx = b.val(|ctx| IntCastOp::new(ctx, tid, u64_));
     let data = b.val(|ctx| SlicePtrOp::new(ctx, args[0]));
     let slot = b.val(|ctx| IndexAddrOp::new(ctx, data, idx));

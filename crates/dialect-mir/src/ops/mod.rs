@@ -15,6 +15,7 @@ use pliron::{
 use thiserror::Error;
 
 pub mod arith;
+pub mod atomic;
 pub mod call;
 pub mod cast;
 pub mod constants;
@@ -28,6 +29,7 @@ pub mod memory;
 pub mod slice;
 
 pub use arith::*;
+pub use atomic::*;
 pub use call::*;
 pub use cast::*;
 pub use constants::*;

@@ -27,6 +27,8 @@ pub struct FunctionContext<'a> {
     pub globals: &'a mut GlobalRegistry,
     /// Whether rustc was asked for overflow checks (`cfg!(overflow_checks)` in `core`).
     pub overflow_checks: bool,
+    /// The GPU architecture: intrinsics it does not have are refused.
+    pub target: dialect_nvvm::Target,
 }
 
 /// The state of translating one MIR body.
@@ -36,6 +38,7 @@ pub struct FnTranslator<'a> {
     pub(crate) globals: &'a mut GlobalRegistry,
     pub(crate) body: &'a Body,
     pub(crate) overflow_checks: bool,
+    pub(crate) target: dialect_nvvm::Target,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
     /// The pliron block of each reachable MIR block.
@@ -67,6 +70,7 @@ pub fn translate_function(
         types,
         globals,
         overflow_checks,
+        target,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -104,6 +108,7 @@ pub fn translate_function(
         globals,
         body,
         overflow_checks,
+        target,
         slots: vec![],
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],

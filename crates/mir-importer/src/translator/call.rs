@@ -96,6 +96,10 @@ impl FnTranslator<'_> {
         if let Some(function) = super::math::c_math_function(&path) {
             return self.translate_c_math(function, &path, args, destination, target);
         }
+        if let Some(stub) = intrinsics::atomic_stub(&path) {
+            self.translate_atomic_stub(stub, &instance, args, destination)?;
+            return self.continue_to(target);
+        }
         if def.krate().name == "core" && crate::ub_checks::is_ub_check(&path) {
             // UB checks are off on the device: gates say `false`, checks are not called.
             if crate::ub_checks::is_gate(&path) {

@@ -155,6 +155,9 @@ impl FnTranslator<'_> {
                         .result(self.ctx),
                 )
             }
+            atomic if atomic.starts_with("atomic_") => {
+                self.translate_core_atomic(atomic, instance, &values, destination)?
+            }
             "abort" => {
                 self.emit(TrapOp::new);
                 return Ok(());

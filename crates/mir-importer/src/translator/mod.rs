@@ -7,13 +7,14 @@
 //! statics, vtables, shared memory) its module-level global; [trait_object] builds and reads
 //! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
 //! and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
-//! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
-//! maps Rust types to dialect-mir types with rustc's layout; [launch_bounds] reads a kernel's
-//! `#[launch_bounds]`.
+//! [core_intrinsic] `core`'s compiler intrinsics, [math] the math ones among them and [atomic]
+//! the atomic ones (and `cuda_device`'s atomic stubs). [types] maps Rust types to dialect-mir
+//! types with rustc's layout; [launch_bounds] reads a kernel's `#[launch_bounds]`.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
 //! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
 
+pub mod atomic;
 pub mod body;
 pub mod call;
 pub mod constant;

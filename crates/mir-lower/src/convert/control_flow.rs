@@ -92,7 +92,7 @@ pub fn unreachable(
     Ok(())
 }
 
-/// `mir.trap` / `nvvm.trap` -> `call void @llvm.trap()` + `llvm.unreachable`.
+/// `mir.trap` -> `call void @llvm.trap()` + `llvm.unreachable`.
 pub fn trap(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let void = VoidType::get(ctx).into();
     rw.intrinsic(ctx, "llvm.trap", void, vec![], false);

@@ -1,104 +1,132 @@
-//! `nvvm` ops as calls of `llvm.nvvm.*` intrinsics. Barriers and warp shuffles are marked
-//! `convergent`: every thread of the block / warp must reach them together, so no
-//! optimisation may make them depend on more control flow than they already do.
+//! `nvvm.intrinsic` from its declaration alone: a call of the `llvm.nvvm.*` intrinsic with the
+//! declared constant arguments, inline PTX, or an LLVM `fence`.
+//!
+//! Convergent intrinsics (barriers, shuffles, votes) are called with the `convergent`
+//! attribute: every thread of the block or warp must reach them together, so no optimisation
+//! may make them depend on more control flow than they already do. `llvm.*` intrinsics carry
+//! their own memory attributes; inline PTX gets them from the declared [Memory].
 
-use pliron::{context::Context, op::Op};
-use pliron_llvm::types::VoidType;
+use dialect_nvvm::{
+    IntrinsicOp, Lowering, Memory,
+    intrinsic::{Arg, FenceScope},
+};
+use pliron::{
+    builtin::attributes::StringAttr,
+    context::Context,
+    r#type::{TypeHandle, Typed},
+    value::Value,
+};
+use pliron_llvm::{
+    attributes::{AtomicOrderingAttr, SyncScopeAttr},
+    llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
+    ops::{FenceOp, InlineAsmOp},
+    types::VoidType,
+};
 
 use super::Rewrite;
-use crate::{error::OpError, types::int_type};
+use crate::{error::OpError, types::value_type};
 
-/// The special registers read by `nvvm.read_ptx_sreg_*`.
-#[derive(Clone, Copy, Debug)]
-pub enum Sreg {
-    TidX,
-    TidY,
-    TidZ,
-    CtaidX,
-    CtaidY,
-    CtaidZ,
-    NtidX,
-    NtidY,
-    NtidZ,
-    NctaidX,
-    NctaidY,
-    NctaidZ,
-    LaneId,
-}
-
-impl Sreg {
-    /// The register's name in `llvm.nvvm.read.ptx.sreg.<name>`.
-    fn name(self) -> &'static str {
-        match self {
-            Sreg::TidX => "tid.x",
-            Sreg::TidY => "tid.y",
-            Sreg::TidZ => "tid.z",
-            Sreg::CtaidX => "ctaid.x",
-            Sreg::CtaidY => "ctaid.y",
-            Sreg::CtaidZ => "ctaid.z",
-            Sreg::NtidX => "ntid.x",
-            Sreg::NtidY => "ntid.y",
-            Sreg::NtidZ => "ntid.z",
-            Sreg::NctaidX => "nctaid.x",
-            Sreg::NctaidY => "nctaid.y",
-            Sreg::NctaidZ => "nctaid.z",
-            Sreg::LaneId => "laneid",
+/// `nvvm.intrinsic` -> what its declaration's [Lowering] says.
+pub fn intrinsic(op: &IntrinsicOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
+    let intrinsic = op.intrinsic(ctx);
+    let result_ty = match op.result(ctx) {
+        Some(result) => value_type(ctx, result.get_type(ctx))?,
+        None => VoidType::get(ctx).into(),
+    };
+    let operands = rw.operands(ctx);
+    let value = match intrinsic.lowering {
+        Lowering::Llvm { name, args } => {
+            let args = args
+                .iter()
+                .map(|arg| match *arg {
+                    Arg::Operand(n) => operands[n],
+                    Arg::I32(value) => rw.const_int(ctx, 32, u128::from(value as u32)),
+                })
+                .collect();
+            Some(rw.intrinsic(ctx, name, result_ty, args, intrinsic.convergent))
+        }
+        Lowering::Ptx {
+            template,
+            constraints,
+        } => Some(inline_ptx(
+            ctx,
+            rw,
+            result_ty,
+            operands,
+            template,
+            constraints,
+            intrinsic.memory,
+            intrinsic.convergent,
+        )),
+        Lowering::Fence(scope) => {
+            let scope = match scope {
+                FenceScope::Block => named_scope("block"),
+                FenceScope::Device => named_scope("device"),
+                FenceScope::System => SyncScopeAttr::System,
+            };
+            let fence = FenceOp::new(ctx, AtomicOrderingAttr::SeqCst, scope);
+            rw.insert(ctx, fence);
+            None
+        }
+    };
+    match (op.result(ctx), value) {
+        (Some(_), Some(value)) => rw.replace(ctx, vec![value]),
+        (None, _) => rw.erase(ctx),
+        (Some(_), None) => {
+            return Err(OpError::Malformed(format!(
+                "{} has a result but lowers to an instruction without one",
+                intrinsic.name
+            )));
         }
     }
-}
-
-/// `nvvm.read_ptx_sreg_*` -> `call i32 @llvm.nvvm.read.ptx.sreg.*()`.
-pub fn sreg(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite, reg: Sreg) -> Result<(), OpError> {
-    let i32_ty = int_type(ctx, 32);
-    let name = format!("llvm.nvvm.read.ptx.sreg.{}", reg.name());
-    let value = rw.intrinsic(ctx, &name, i32_ty, vec![], false);
-    rw.replace(ctx, vec![value]);
     Ok(())
 }
 
-/// `nvvm.barrier0` -> `call void @llvm.nvvm.barrier0() convergent` (LLVM 22 upgrades it to
-/// `llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)`; LLVM 21 knows only this name).
-pub fn barrier0(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
-    let void = VoidType::get(ctx).into();
-    rw.intrinsic(ctx, "llvm.nvvm.barrier0", void, vec![], true);
-    rw.erase(ctx);
-    Ok(())
+/// The LLVM sync scope `name` (`"block"`, `"device"`).
+pub(crate) fn named_scope(name: &str) -> SyncScopeAttr {
+    SyncScopeAttr::NamedScope(StringAttr::new(name.into()))
 }
 
-/// The warp shuffle modes.
-#[derive(Clone, Copy, Debug)]
-pub enum Shuffle {
-    Idx,
-    Bfly,
-    Down,
-    Up,
-}
-
-/// `nvvm.shfl_sync_*_i32` -> `llvm.nvvm.shfl.sync.*.i32(i32 -1, value, lane, clamp)`, the
-/// full-warp mask, and the clamp of a 32-lane shuffle: 31 (`0x1f`), or 0 for `up`.
-pub fn shuffle(
-    _op: &dyn Op,
+/// A call of inline PTX `template`; `constraints` gets a memory clobber when `memory` is not
+/// [Memory::None], and the call the matching `memory(...)` attribute.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn inline_ptx(
     ctx: &mut Context,
     rw: &mut Rewrite,
-    mode: Shuffle,
-) -> Result<(), OpError> {
-    let (name, clamp) = match mode {
-        Shuffle::Idx => ("idx", 31),
-        Shuffle::Bfly => ("bfly", 31),
-        Shuffle::Down => ("down", 31),
-        Shuffle::Up => ("up", 0),
+    result_ty: TypeHandle,
+    operands: Vec<Value>,
+    template: &str,
+    constraints: &str,
+    memory: Memory,
+    convergent: bool,
+) -> Value {
+    let constraints = match memory {
+        Memory::None => constraints.to_string(),
+        _ if constraints.is_empty() => "~{memory}".to_string(),
+        _ => format!("{constraints},~{{memory}}"),
     };
-    let (value, lane) = (rw.operand(ctx, 0), rw.operand(ctx, 1));
-    let mask = rw.const_int(ctx, 32, u128::from(u32::MAX));
-    let clamp = rw.const_int(ctx, 32, clamp);
-    let i32_ty = int_type(ctx, 32);
-    let result = rw.intrinsic(
+    let asm = InlineAsmOp::new(
         ctx,
-        &format!("llvm.nvvm.shfl.sync.{name}.i32"),
-        i32_ty,
-        vec![mask, value, lane, clamp],
-        true,
+        result_ty,
+        operands,
+        template,
+        &constraints,
+        memory != Memory::None,
     );
-    rw.replace(ctx, vec![result]);
-    Ok(())
+    let mut attrs = LlvmAttributesAttr::new();
+    if convergent {
+        attrs.set("convergent", LlvmAttrValue::Unit);
+    }
+    let effects = match memory {
+        Memory::None => Some("memory(none)"),
+        Memory::Read => Some("memory(read)"),
+        Memory::Write => Some("memory(write)"),
+        Memory::ReadWrite => None,
+    };
+    if let Some(effects) = effects {
+        attrs.set(effects, LlvmAttrValue::Unit);
+    }
+    attrs.set("nounwind", LlvmAttrValue::Unit);
+    asm.set_attr_llvm_inline_asm_attrs(ctx, attrs);
+    rw.value(ctx, asm)
 }

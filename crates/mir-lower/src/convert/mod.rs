@@ -12,6 +12,7 @@
 
 pub mod aggregate;
 pub mod arithmetic;
+pub mod atomic;
 pub mod call;
 pub mod cast;
 pub mod constants;
@@ -354,7 +355,6 @@ macro_rules! conversions {
 use aggregate::FieldOf;
 use arithmetic::{Binary, Compare, Overflow};
 use cast::Cast;
-use intrinsics::{Shuffle, Sreg};
 
 conversions! {
     mir::ConstantOp => constants::constant;
@@ -425,25 +425,13 @@ conversions! {
     mir::CallIndirectOp => call::call_indirect;
     mir::MathOp => math::math;
 
-    nvvm::ReadPtxSregTidXOp => intrinsics::sreg[Sreg::TidX];
-    nvvm::ReadPtxSregTidYOp => intrinsics::sreg[Sreg::TidY];
-    nvvm::ReadPtxSregTidZOp => intrinsics::sreg[Sreg::TidZ];
-    nvvm::ReadPtxSregCtaidXOp => intrinsics::sreg[Sreg::CtaidX];
-    nvvm::ReadPtxSregCtaidYOp => intrinsics::sreg[Sreg::CtaidY];
-    nvvm::ReadPtxSregCtaidZOp => intrinsics::sreg[Sreg::CtaidZ];
-    nvvm::ReadPtxSregNtidXOp => intrinsics::sreg[Sreg::NtidX];
-    nvvm::ReadPtxSregNtidYOp => intrinsics::sreg[Sreg::NtidY];
-    nvvm::ReadPtxSregNtidZOp => intrinsics::sreg[Sreg::NtidZ];
-    nvvm::ReadPtxSregNctaidXOp => intrinsics::sreg[Sreg::NctaidX];
-    nvvm::ReadPtxSregNctaidYOp => intrinsics::sreg[Sreg::NctaidY];
-    nvvm::ReadPtxSregNctaidZOp => intrinsics::sreg[Sreg::NctaidZ];
-    nvvm::ReadPtxSregLaneIdOp => intrinsics::sreg[Sreg::LaneId];
-    nvvm::Barrier0Op => intrinsics::barrier0;
-    nvvm::ShflSyncIdxI32Op => intrinsics::shuffle[Shuffle::Idx];
-    nvvm::ShflSyncBflyI32Op => intrinsics::shuffle[Shuffle::Bfly];
-    nvvm::ShflSyncDownI32Op => intrinsics::shuffle[Shuffle::Down];
-    nvvm::ShflSyncUpI32Op => intrinsics::shuffle[Shuffle::Up];
-    nvvm::TrapOp => control_flow::trap;
+    mir::AtomicLoadOp => atomic::load;
+    mir::AtomicStoreOp => atomic::store;
+    mir::AtomicRmwOp => atomic::rmw;
+    mir::AtomicCmpxchgOp => atomic::cmpxchg;
+    mir::FenceOp => atomic::fence;
+
+    nvvm::IntrinsicOp => intrinsics::intrinsic;
 }
 
 /// The `TypedHandle<IntegerType>` of an LLVM integer value type, if it is one.

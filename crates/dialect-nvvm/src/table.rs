@@ -1,0 +1,318 @@
+//! Every GPU intrinsic, one declaration each.
+//!
+//! A declaration reads
+//!
+//! ```text
+//! /// What it does.
+//! name: path::of::stub(OperandType, ...) -> ResultType
+//!     = lowering, memory Effects, sm MIN_SM, ptx MIN_PTX[, convergent];
+//! ```
+//!
+//! `path::of::stub` is the stub's path inside `cuda_device`; types are [Scalar]s; the lowering
+//! is [llvm], [ptx] or [fence]; `Effects` is a [Memory] variant; `MIN_PTX` is the PTX ISA
+//! version times ten (`63` for 6.3). Each declaration becomes a `static` of that name, listed
+//! in [ALL]. Adding an intrinsic is adding one declaration here and its stub in `cuda_device`:
+//! the importer's dispatch, the `nvvm.intrinsic` verifier, the lowering, the target checks and
+//! the test that runs every intrinsic through `llc` and `ptxas` all read this table.
+
+#![allow(non_upper_case_globals)]
+
+use crate::intrinsic::{
+    Arg::{I32, Operand},
+    FULL_MASK,
+    FenceScope::{Block, Device, System},
+    Intrinsic, Memory, Scalar, fence, llvm, ptx,
+};
+
+/// `true` when the flags of a declaration include `convergent`.
+macro_rules! convergent {
+    () => {
+        false
+    };
+    (convergent $($rest:ident)*) => {
+        true
+    };
+    ($other:ident $($rest:ident)*) => {
+        compile_error!(concat!("unknown intrinsic flag `", stringify!($other), "`"))
+    };
+}
+
+/// The `Option<Scalar>` of a declaration's result.
+macro_rules! result {
+    () => {
+        None
+    };
+    ($result:ident) => {
+        Some(Scalar::$result)
+    };
+}
+
+/// Declares intrinsics: see the module documentation for the syntax.
+macro_rules! intrinsics {
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident: $($path:ident)::+ ($($operand:ident),*) $(-> $result:ident)?
+            = $lowering:expr, memory $memory:ident, sm $sm:literal, ptx $ptx:literal
+            $(, $flag:ident)*;
+    )*) => {
+        $(
+            $(#[doc = $doc])+
+            pub static $name: Intrinsic = Intrinsic {
+                name: stringify!($name),
+                rust_path: concat!("cuda_device" $(, "::", stringify!($path))+),
+                operands: &[$(Scalar::$operand),*],
+                result: result!($($result)?),
+                lowering: $lowering,
+                convergent: convergent!($($flag)*),
+                memory: Memory::$memory,
+                min_sm: $sm,
+                min_ptx: $ptx,
+                doc: concat!($($doc, "\n"),+),
+            };
+        )*
+
+        /// Every declared intrinsic, in declaration order.
+        pub static ALL: &[&Intrinsic] = &[$(&$name),*];
+    };
+}
+
+intrinsics! {
+    // Launch coordinates.
+
+    /// The thread's x index within its block: `%tid.x` (`threadIdx.x`).
+    read_ptx_sreg_tid_x: thread::threadIdx_x() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.tid.x", &[]), memory None, sm 20, ptx 10;
+    /// The thread's y index within its block: `%tid.y` (`threadIdx.y`).
+    read_ptx_sreg_tid_y: thread::threadIdx_y() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.tid.y", &[]), memory None, sm 20, ptx 10;
+    /// The thread's z index within its block: `%tid.z` (`threadIdx.z`).
+    read_ptx_sreg_tid_z: thread::threadIdx_z() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.tid.z", &[]), memory None, sm 20, ptx 10;
+    /// The block's x index within the grid: `%ctaid.x` (`blockIdx.x`).
+    read_ptx_sreg_ctaid_x: thread::blockIdx_x() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.ctaid.x", &[]), memory None, sm 20, ptx 10;
+    /// The block's y index within the grid: `%ctaid.y` (`blockIdx.y`).
+    read_ptx_sreg_ctaid_y: thread::blockIdx_y() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.ctaid.y", &[]), memory None, sm 20, ptx 10;
+    /// The block's z index within the grid: `%ctaid.z` (`blockIdx.z`).
+    read_ptx_sreg_ctaid_z: thread::blockIdx_z() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.ctaid.z", &[]), memory None, sm 20, ptx 10;
+    /// Threads per block along x: `%ntid.x` (`blockDim.x`).
+    read_ptx_sreg_ntid_x: thread::blockDim_x() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.ntid.x", &[]), memory None, sm 20, ptx 10;
+    /// Threads per block along y: `%ntid.y` (`blockDim.y`).
+    read_ptx_sreg_ntid_y: thread::blockDim_y() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.ntid.y", &[]), memory None, sm 20, ptx 10;
+    /// Threads per block along z: `%ntid.z` (`blockDim.z`).
+    read_ptx_sreg_ntid_z: thread::blockDim_z() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.ntid.z", &[]), memory None, sm 20, ptx 10;
+    /// Blocks per grid along x: `%nctaid.x` (`gridDim.x`).
+    read_ptx_sreg_nctaid_x: thread::gridDim_x() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.nctaid.x", &[]), memory None, sm 20, ptx 10;
+    /// Blocks per grid along y: `%nctaid.y` (`gridDim.y`).
+    read_ptx_sreg_nctaid_y: thread::gridDim_y() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.nctaid.y", &[]), memory None, sm 20, ptx 10;
+    /// Blocks per grid along z: `%nctaid.z` (`gridDim.z`).
+    read_ptx_sreg_nctaid_z: thread::gridDim_z() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.nctaid.z", &[]), memory None, sm 20, ptx 10;
+
+    // Where the thread runs.
+
+    /// The SM the thread runs on: `%smid`, `0..nsmid()` (not necessarily contiguous).
+    read_ptx_sreg_smid: thread::smid() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.smid", &[]), memory Read, sm 20, ptx 13;
+    /// One more than the largest SM identifier: `%nsmid`.
+    read_ptx_sreg_nsmid: thread::nsmid() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.nsmid", &[]), memory None, sm 20, ptx 20;
+    /// The warp's slot on its SM: `%warpid` (may change when the warp is rescheduled).
+    read_ptx_sreg_warpid: thread::warpid() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.warpid", &[]), memory Read, sm 20, ptx 13;
+    /// One more than the largest warp slot of an SM: `%nwarpid`.
+    read_ptx_sreg_nwarpid: thread::nwarpid() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.nwarpid", &[]), memory None, sm 20, ptx 20;
+    /// The launch's grid identifier: `%gridid`, unique among the grids of a context.
+    read_ptx_sreg_gridid: thread::gridid() -> U64
+        = ptx("mov.u64 $0, %gridid;", "=l"), memory None, sm 20, ptx 30;
+
+    // Warp: identity, masks, shuffles, votes, matches, reductions.
+
+    /// The thread's lane within its warp, `0..32`: `%laneid`.
+    read_ptx_sreg_laneid: warp::lane_id() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.laneid", &[]), memory None, sm 20, ptx 13;
+    /// The bit of this lane: `1 << lane_id()` (`%lanemask_eq`).
+    read_ptx_sreg_lanemask_eq: warp::lanemask_eq() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.lanemask.eq", &[]), memory None, sm 20, ptx 20;
+    /// The bits of the lanes below this one (`%lanemask_lt`).
+    read_ptx_sreg_lanemask_lt: warp::lanemask_lt() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.lanemask.lt", &[]), memory None, sm 20, ptx 20;
+    /// The bits of this lane and the lanes below it (`%lanemask_le`).
+    read_ptx_sreg_lanemask_le: warp::lanemask_le() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.lanemask.le", &[]), memory None, sm 20, ptx 20;
+    /// The bits of the lanes above this one (`%lanemask_gt`).
+    read_ptx_sreg_lanemask_gt: warp::lanemask_gt() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.lanemask.gt", &[]), memory None, sm 20, ptx 20;
+    /// The bits of this lane and the lanes above it (`%lanemask_ge`).
+    read_ptx_sreg_lanemask_ge: warp::lanemask_ge() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.lanemask.ge", &[]), memory None, sm 20, ptx 20;
+    /// The lanes of the warp executing this call together (`__activemask()`,
+    /// `activemask.b32`).
+    activemask: warp::active_mask() -> U32
+        = llvm("llvm.nvvm.activemask", &[]), memory Read, sm 30, ptx 62, convergent;
+    /// Waits until every lane of the warp has reached it, and orders their memory accesses
+    /// (`__syncwarp()`, `bar.warp.sync 0xffffffff`).
+    bar_warp_sync: warp::sync()
+        = llvm("llvm.nvvm.bar.warp.sync", &[FULL_MASK]), memory ReadWrite, sm 30, ptx 60,
+        convergent;
+    /// 32 bits from lane `src_lane` (`__shfl_sync(0xffffffff, value, src_lane)`,
+    /// `shfl.sync.idx.b32`).
+    shfl_sync_idx_i32: warp::shuffle_b32(U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.idx.i32", &[FULL_MASK, Operand(0), Operand(1), I32(31)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// 32 bits from lane `lane_id ^ lane_mask` (`__shfl_xor_sync`, `shfl.sync.bfly.b32`).
+    shfl_sync_bfly_i32: warp::shuffle_xor_b32(U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.bfly.i32", &[FULL_MASK, Operand(0), Operand(1), I32(31)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// 32 bits from lane `lane_id + delta`, or the lane's own past the end
+    /// (`__shfl_down_sync`, `shfl.sync.down.b32`).
+    shfl_sync_down_i32: warp::shuffle_down_b32(U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.down.i32", &[FULL_MASK, Operand(0), Operand(1), I32(31)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// 32 bits from lane `lane_id - delta`, or the lane's own before lane 0
+    /// (`__shfl_up_sync`, `shfl.sync.up.b32`).
+    shfl_sync_up_i32: warp::shuffle_up_b32(U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.up.i32", &[FULL_MASK, Operand(0), Operand(1), I32(0)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// Whether `pred` holds in every lane (`__all_sync(0xffffffff, pred)`,
+    /// `vote.sync.all.pred`).
+    vote_all_sync: warp::all(Bool) -> Bool
+        = llvm("llvm.nvvm.vote.all.sync", &[FULL_MASK, Operand(0)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// Whether `pred` holds in some lane (`__any_sync`, `vote.sync.any.pred`).
+    vote_any_sync: warp::any(Bool) -> Bool
+        = llvm("llvm.nvvm.vote.any.sync", &[FULL_MASK, Operand(0)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// Whether `pred` is the same in every lane (`__uni_sync`, `vote.sync.uni.pred`).
+    vote_uni_sync: warp::uni(Bool) -> Bool
+        = llvm("llvm.nvvm.vote.uni.sync", &[FULL_MASK, Operand(0)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// The lanes where `pred` holds, bit `i` for lane `i` (`__ballot_sync`,
+    /// `vote.sync.ballot.b32`).
+    vote_ballot_sync: warp::ballot(Bool) -> U32
+        = llvm("llvm.nvvm.vote.ballot.sync", &[FULL_MASK, Operand(0)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// The lanes whose `value` equals this lane's (`__match_any_sync`,
+    /// `match.any.sync.b32`).
+    match_any_sync_i32: warp::match_any(U32) -> U32
+        = llvm("llvm.nvvm.match.any.sync.i32", &[FULL_MASK, Operand(0)]),
+        memory None, sm 70, ptx 60, convergent;
+    /// The lanes whose 64-bit `value` equals this lane's (`match.any.sync.b64`).
+    match_any_sync_i64: warp::match_any_u64(U64) -> U32
+        = llvm("llvm.nvvm.match.any.sync.i64", &[FULL_MASK, Operand(0)]),
+        memory None, sm 70, ptx 60, convergent;
+    /// Whether every lane holds the same `value` (`__match_all_sync`'s predicate,
+    /// `match.all.sync.b32`).
+    match_all_sync_i32: warp::match_all(U32) -> Bool
+        = ptx("match.all.sync.b32 _|$0, $1, -1;", "=b,r"),
+        memory None, sm 70, ptx 60, convergent;
+    /// Whether every lane holds the same 64-bit `value` (`match.all.sync.b64`).
+    match_all_sync_i64: warp::match_all_u64(U64) -> Bool
+        = ptx("match.all.sync.b64 _|$0, $1, -1;", "=b,l"),
+        memory None, sm 70, ptx 60, convergent;
+    /// The wrapping sum of `value` over the warp (`__reduce_add_sync`, `redux.sync.add.u32`).
+    redux_sync_add: warp::reduce_add(U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.add", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The wrapping sum of a signed `value` over the warp (`redux.sync.add.s32`).
+    redux_sync_add_i32: warp::reduce_add_i32(I32) -> I32
+        = llvm("llvm.nvvm.redux.sync.add", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The smallest `value` of the warp (`__reduce_min_sync` on `unsigned`,
+    /// `redux.sync.min.u32`).
+    redux_sync_umin: warp::reduce_min(U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.umin", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The largest `value` of the warp (`redux.sync.max.u32`).
+    redux_sync_umax: warp::reduce_max(U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.umax", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The smallest signed `value` of the warp (`redux.sync.min.s32`).
+    redux_sync_min: warp::reduce_min_i32(I32) -> I32
+        = llvm("llvm.nvvm.redux.sync.min", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The largest signed `value` of the warp (`redux.sync.max.s32`).
+    redux_sync_max: warp::reduce_max_i32(I32) -> I32
+        = llvm("llvm.nvvm.redux.sync.max", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The bitwise and of `value` over the warp (`redux.sync.and.b32`).
+    redux_sync_and: warp::reduce_and(U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.and", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The bitwise or of `value` over the warp (`redux.sync.or.b32`).
+    redux_sync_or: warp::reduce_or(U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.or", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The bitwise exclusive or of `value` over the warp (`redux.sync.xor.b32`).
+    redux_sync_xor: warp::reduce_xor(U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.xor", &[Operand(0), FULL_MASK]),
+        memory None, sm 80, ptx 70, convergent;
+    /// `true` in exactly one lane of the warp, the same one in every lane
+    /// (`elect.sync _|p, 0xffffffff`).
+    elect_sync: warp::elect_one() -> Bool
+        = ptx("elect.sync _|$0, -1;", "=b"), memory None, sm 90, ptx 80, convergent;
+
+    // Block barriers and memory fences.
+
+    /// Waits until every thread of the block has reached it; their earlier memory accesses
+    /// are then visible to the block (`__syncthreads()`, `bar.sync 0`).
+    barrier0: sync::syncthreads()
+        = llvm("llvm.nvvm.barrier0", &[]), memory ReadWrite, sm 20, ptx 10, convergent;
+    /// `bar.sync 0`, then the number of threads of the block whose `pred` is non-zero
+    /// (`bar.red.popc.u32`).
+    barrier0_popc: sync::bar_red_popc(U32) -> U32
+        = llvm("llvm.nvvm.barrier0.popc", &[Operand(0)]),
+        memory ReadWrite, sm 20, ptx 20, convergent;
+    /// `bar.sync 0`, then 1 if `pred` is non-zero in every thread of the block, else 0
+    /// (`bar.red.and.pred`).
+    barrier0_and: sync::bar_red_and(U32) -> U32
+        = llvm("llvm.nvvm.barrier0.and", &[Operand(0)]),
+        memory ReadWrite, sm 20, ptx 20, convergent;
+    /// `bar.sync 0`, then 1 if `pred` is non-zero in some thread of the block, else 0
+    /// (`bar.red.or.pred`).
+    barrier0_or: sync::bar_red_or(U32) -> U32
+        = llvm("llvm.nvvm.barrier0.or", &[Operand(0)]),
+        memory ReadWrite, sm 20, ptx 20, convergent;
+    /// Orders this thread's memory accesses for every thread of the GPU: those before it are
+    /// seen before those after it (`__threadfence()`, `fence.sc.gpu`).
+    fence_sc_gpu: sync::threadfence()
+        = fence(Device), memory ReadWrite, sm 20, ptx 20;
+    /// Orders this thread's memory accesses for the threads of its block
+    /// (`__threadfence_block()`, `fence.sc.cta`).
+    fence_sc_cta: sync::threadfence_block()
+        = fence(Block), memory ReadWrite, sm 20, ptx 20;
+    /// Orders this thread's memory accesses for every thread of the system, host and peer
+    /// GPUs included (`__threadfence_system()`, `fence.sc.sys`).
+    fence_sc_sys: sync::threadfence_system()
+        = fence(System), memory ReadWrite, sm 20, ptx 20;
+
+    // Time.
+
+    /// The SM's 32-bit cycle counter (`clock()`, `%clock`).
+    read_ptx_sreg_clock: time::clock() -> U32
+        = llvm("llvm.nvvm.read.ptx.sreg.clock", &[]), memory ReadWrite, sm 20, ptx 10;
+    /// The SM's 64-bit cycle counter (`clock64()`, `%clock64`).
+    read_ptx_sreg_clock64: time::clock64() -> U64
+        = llvm("llvm.nvvm.read.ptx.sreg.clock64", &[]), memory ReadWrite, sm 20, ptx 20;
+    /// A global nanosecond timer (`%globaltimer`).
+    read_ptx_sreg_globaltimer: time::globaltimer() -> U64
+        = llvm("llvm.nvvm.read.ptx.sreg.globaltimer", &[]), memory ReadWrite, sm 30, ptx 31;
+    /// Suspends the thread for about `ns` nanoseconds, at most one millisecond
+    /// (`__nanosleep(ns)`, `nanosleep.u32`).
+    nanosleep: time::nanosleep(U32)
+        = llvm("llvm.nvvm.nanosleep", &[Operand(0)]), memory ReadWrite, sm 70, ptx 63;
+
+    // Errors.
+
+    /// Aborts the kernel: the launch fails (`__trap()`, `trap`).
+    trap: trap()
+        = llvm("llvm.trap", &[]), memory ReadWrite, sm 20, ptx 10;
+}

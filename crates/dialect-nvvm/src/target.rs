@@ -1,0 +1,171 @@
+//! GPU architectures and PTX ISA versions: which intrinsics a target has, and which PTX ISA a
+//! module needs.
+
+use pliron::{
+    context::{Context, Ptr},
+    graph::walkers::{IRNode, WalkConfig, uninterruptible::immutable::walk_op},
+    operation::Operation,
+};
+use thiserror::Error;
+
+use crate::{intrinsic::Intrinsic, op::IntrinsicOp};
+
+/// A GPU architecture, `sm_XX` (with an `a` or `f` suffix for the architecture- or
+/// family-specific feature sets of sm_90 and later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The compute capability times ten (`90` for sm_90).
+    pub sm: u32,
+    /// The suffix after the number (`Some('a')` for sm_90a).
+    pub suffix: Option<char>,
+}
+
+/// The oldest PTX ISA version (times ten) that knows each architecture, from the PTX ISA
+/// release notes, in increasing `sm` order. LLVM's NVPTX backend starts at PTX ISA 3.2.
+const MIN_PTX_OF_SM: &[(u32, u32)] = &[
+    (20, 32),
+    (32, 40),
+    (35, 32),
+    (37, 41),
+    (50, 40),
+    (52, 41),
+    (53, 42),
+    (60, 50),
+    (70, 60),
+    (72, 61),
+    (75, 63),
+    (80, 70),
+    (86, 71),
+    (87, 74),
+    (88, 90),
+    (89, 78),
+    (90, 78),
+    (100, 86),
+    (101, 86),
+    (103, 88),
+    (110, 90),
+    (120, 87),
+    (121, 88),
+];
+
+impl Target {
+    /// Parses `sm_90`, `sm_90a`, `sm_100f`.
+    pub fn parse(text: &str) -> Option<Target> {
+        let rest = text.trim().strip_prefix("sm_")?;
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let sm = rest[..digits].parse().ok()?;
+        let suffix = match &rest[digits..] {
+            "" => None,
+            "a" => Some('a'),
+            "f" => Some('f'),
+            _ => return None,
+        };
+        Some(Target { sm, suffix })
+    }
+
+    /// The oldest PTX ISA version (times ten) whose PTX can target this architecture: what
+    /// `llc` emits unless asked for a newer one.
+    pub fn min_ptx_isa(self) -> u32 {
+        MIN_PTX_OF_SM
+            .iter()
+            .rev()
+            .find(|&&(sm, _)| sm == self.sm)
+            .or_else(|| MIN_PTX_OF_SM.iter().rev().find(|&&(sm, _)| sm < self.sm))
+            .map_or(32, |&(_, ptx)| ptx)
+    }
+
+    /// Fails unless this target has `intrinsic`.
+    pub fn check(self, intrinsic: &Intrinsic) -> Result<(), TargetTooOld> {
+        if self.sm >= intrinsic.min_sm {
+            return Ok(());
+        }
+        Err(TargetTooOld {
+            stub: intrinsic.rust_path,
+            required: intrinsic.min_sm,
+            target: self,
+        })
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "sm_{}", self.sm)?;
+        if let Some(suffix) = self.suffix {
+            write!(f, "{suffix}")?;
+        }
+        Ok(())
+    }
+}
+
+/// An intrinsic used on an architecture older than the oldest one that has it.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error(
+    "`{stub}` needs sm_{required} or newer, but this build targets {target}; build for a newer \
+     GPU (`--arch sm_{required}` or `CUDA_OXIDE_TARGET=sm_{required}`)"
+)]
+pub struct TargetTooOld {
+    /// The intrinsic's stub.
+    pub stub: &'static str,
+    /// Its oldest architecture.
+    pub required: u32,
+    /// The architecture of the build.
+    pub target: Target,
+}
+
+/// The newest PTX ISA version (times ten) that the `nvvm.intrinsic` ops inside `op` need, or
+/// `None` when there are none.
+pub fn required_ptx_isa(ctx: &Context, op: Ptr<Operation>) -> Option<u32> {
+    let mut required = None;
+    walk_op(
+        ctx,
+        &mut required,
+        &WalkConfig::default(),
+        op,
+        |ctx, required: &mut Option<u32>, node| {
+            if let IRNode::Operation(op) = node
+                && let Some(intrinsic) = Operation::get_op::<IntrinsicOp>(op, ctx)
+            {
+                let ptx = intrinsic.intrinsic(ctx).min_ptx;
+                *required = Some(required.map_or(ptx, |r| r.max(ptx)));
+            }
+        },
+    );
+    required
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_architectures() {
+        assert_eq!(
+            Target::parse("sm_90"),
+            Some(Target {
+                sm: 90,
+                suffix: None
+            })
+        );
+        assert_eq!(
+            Target::parse("sm_90a").map(|t| t.to_string()),
+            Some("sm_90a".into())
+        );
+        assert_eq!(Target::parse("sm_100f").map(|t| t.sm), Some(100));
+        assert_eq!(Target::parse("sm_"), None);
+        assert_eq!(Target::parse("compute_90"), None);
+        assert_eq!(Target::parse("sm_90x"), None);
+    }
+
+    #[test]
+    fn minimum_ptx_follows_the_architecture() {
+        let min = |t: &str| Target::parse(t).unwrap().min_ptx_isa();
+        assert_eq!(min("sm_70"), 60);
+        assert_eq!(min("sm_80"), 70);
+        assert_eq!(min("sm_90a"), 78);
+        assert_eq!(min("sm_120"), 87);
+        // Between known architectures: the one below.
+        assert_eq!(min("sm_91"), 78);
+    }
+}
