@@ -121,11 +121,11 @@ pub mod kernels {
             }
             sync::syncthreads();
         }
-        for (i, acc_row) in acc.iter().enumerate() {
-            for (j, &value) in acc_row.iter().enumerate() {
+        for i in 0..PER_THREAD {
+            for j in 0..PER_THREAD {
                 let (row, col) = (row0 + ty + 16 * i, col0 + tx + 16 * j);
                 if row < m && col < n {
-                    c[row * n + col] = value;
+                    c[row * n + col] = acc[i][j];
                 }
             }
         }
