@@ -86,8 +86,10 @@ pub mod kernels {
         let col0 = thread::blockIdx_x() as usize * BIG_TILE;
         let mut acc = [[0.0f32; PER_THREAD]; PER_THREAD];
         for step in (0..k).step_by(DEPTH) {
-            // 256 threads stage 512 values of each operand: two each, coalesced along rows.
-            for e in (t..2 * 256).step_by(256) {
+            // The block's 256 threads stage the 512 values of each operand's slice: two each,
+            // consecutive threads reading consecutive values of a row.
+            const THREADS: usize = 256;
+            for e in (t..BIG_TILE * DEPTH).step_by(THREADS) {
                 let (r, p) = (e / DEPTH, e % DEPTH);
                 let (row, col) = (row0 + r, step + p);
                 let value = if row < m && col < k {
