@@ -192,7 +192,10 @@ fn gpu_ops_at_every_stage() {
     insta::assert_snapshot!("golden_gpu.mem2reg.mir", stage("golden_gpu", "mem2reg.mir"));
     let ll = stage("golden_gpu", "ll");
     assert!(ll.contains("@llvm.nvvm.redux.sync.add("), "{ll}");
-    assert!(ll.contains("atom.relaxed.gpu.add.u32"), "{ll}");
+    assert!(
+        ll.contains("atomicrmw add ptr") && ll.contains("syncscope(\"device\") monotonic"),
+        "{ll}"
+    );
     insta::assert_snapshot!("golden_gpu.ll", ll);
     let ptx = stage("golden_gpu", "ptx");
     for instruction in [
@@ -200,7 +203,8 @@ fn gpu_ops_at_every_stage() {
         "redux.sync.add",
         "bar.red.popc.u32",
         "fence.sc.gpu",
-        "atom.relaxed.gpu.add.u32",
+        "atom.global.add.u32",
+        "atom.shared.add.u32",
         "atom.acquire.gpu.max.u32",
         "atom.acq_rel.cta.global.cas.b32",
         "fence.acq_rel.gpu",

@@ -5,14 +5,20 @@
 //! none for `.sys`), which LLVM's NVPTX backend turns into `ld.acquire.gpu`, `st.release.cta`,
 //! `fence.sc.sys`, `atom.acq_rel.gpu.cas`, ... (SeqCst as `fence.sc` then the acquire form).
 //!
-//! Read-modify-writes cannot go through LLVM's `atomicrmw`: LLVM 22 emits a plain `atom.<op>`
-//! (relaxed, `.gpu`) for it, whatever its ordering and scope. So the ones PTX has as one
-//! instruction (32 and 64 bits: exchange, add, and, or, xor, min, max, float add; sub as an
-//! add of the negation) are inline PTX `atom.<sem>.<scope>[.global|.shared].<op>.<type>`, with
-//! SeqCst as `fence.sc.<scope>` followed by the `.acquire` form; 8- and 16-bit and, or, xor
-//! are that instruction on the aligned 32-bit word that holds the value; the rest (`nand`, and
-//! 8- and 16-bit exchange, add, sub, min, max) are LLVM `atomicrmw`s, which LLVM expands into
-//! a loop of `cmpxchg`, whose ordering and scope it does keep.
+//! Read-modify-writes mostly cannot go through LLVM's `atomicrmw`: LLVM 22 emits a plain
+//! `atom.<op>` (relaxed, `.gpu`) for it, whatever its ordering and scope. That plain `atom` is
+//! exactly a relaxed one at device scope, and at least what a relaxed one at block scope asks
+//! (`.gpu` includes `.cta`); and LLVM infers its state space, which inline PTX hides: a shared
+//! histogram bin reached through a reference becomes `atom.shared.add` (ptxas's shared-memory
+//! atomic, `ATOMS`) instead of a generic `atom` (`ATOM.E`), and ptxas turns an unused result
+//! into a reduction (`RED`). So the relaxed ones at block and device scope that PTX has as one
+//! instruction (32 and 64 bits: exchange, add, sub, and, or, xor, min, max; float add, and sub
+//! as an add of the negation) are `atomicrmw`s. The other orderings and the system scope of
+//! those are inline PTX `atom.<sem>.<scope>[.global|.shared].<op>.<type>`, with SeqCst as
+//! `fence.sc.<scope>` followed by the `.acquire` form; 8- and 16-bit and, or, xor are that
+//! instruction on the aligned 32-bit word that holds the value; the rest (`nand`, and 8- and
+//! 16-bit exchange, add, sub, min, max) are LLVM `atomicrmw`s, which LLVM expands into a loop
+//! of `cmpxchg`, whose ordering and scope it does keep.
 //!
 //! A `thread`-scope fence (`compiler_fence`) emits no instruction: it is an empty inline asm
 //! with a memory clobber, which no compiler pass moves memory accesses across.
@@ -179,7 +185,37 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
         scope,
         space: ptx_space(address_space),
     };
+    let relaxed_native = ordering == AtomicOrdering::Relaxed
+        && matches!(scope, SyncScope::Block | SyncScope::Device);
     let result = match (float_bits(ctx, ty), int_width(ctx, ty)) {
+        (Some(32 | 64), _) if relaxed_native && matches!(kind, RmwKind::Add | RmwKind::Sub) => {
+            let value = if kind == RmwKind::Sub {
+                let op = FNegOp::new_with_fast_math_flags(ctx, value, Default::default());
+                rw.value(ctx, op)
+            } else {
+                value
+            };
+            let op = LlvmAtomicRmwOp::new(
+                ctx,
+                ptr,
+                value,
+                AtomicRmwKindAttr::FAdd,
+                llvm_ordering(ordering),
+                llvm_scope(scope)?,
+            );
+            rw.value(ctx, op)
+        }
+        (None, Some(32 | 64)) if relaxed_native && kind != RmwKind::Nand => {
+            let op = LlvmAtomicRmwOp::new(
+                ctx,
+                ptr,
+                value,
+                llvm_rmw_kind(kind, is_signed(ctx, ty)),
+                llvm_ordering(ordering),
+                llvm_scope(scope)?,
+            );
+            rw.value(ctx, op)
+        }
         (Some(bits), _) if kind == RmwKind::Add => atom.emit(ctx, rw, "add", 'f', bits, ptr, value),
         (Some(bits), _) if kind == RmwKind::Sub => {
             let op = FNegOp::new_with_fast_math_flags(ctx, value, Default::default());
@@ -210,24 +246,11 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
             atom.on_word(ctx, rw, kind, width, ptr, value)
         }
         (None, Some(_)) => {
-            let llvm_kind = match (kind, is_signed(ctx, ty)) {
-                (RmwKind::Xchg, _) => AtomicRmwKindAttr::Xchg,
-                (RmwKind::Add, _) => AtomicRmwKindAttr::Add,
-                (RmwKind::Sub, _) => AtomicRmwKindAttr::Sub,
-                (RmwKind::And, _) => AtomicRmwKindAttr::And,
-                (RmwKind::Nand, _) => AtomicRmwKindAttr::Nand,
-                (RmwKind::Or, _) => AtomicRmwKindAttr::Or,
-                (RmwKind::Xor, _) => AtomicRmwKindAttr::Xor,
-                (RmwKind::Max, true) => AtomicRmwKindAttr::Max,
-                (RmwKind::Max, false) => AtomicRmwKindAttr::UMax,
-                (RmwKind::Min, true) => AtomicRmwKindAttr::Min,
-                (RmwKind::Min, false) => AtomicRmwKindAttr::UMin,
-            };
             let op = LlvmAtomicRmwOp::new(
                 ctx,
                 ptr,
                 value,
-                llvm_kind,
+                llvm_rmw_kind(kind, is_signed(ctx, ty)),
                 llvm_ordering(ordering),
                 llvm_scope(scope)?,
             );
@@ -241,6 +264,23 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
     };
     rw.replace(ctx, vec![result]);
     Ok(())
+}
+
+/// The `atomicrmw` operation of the integer read-modify-write `kind`.
+fn llvm_rmw_kind(kind: RmwKind, signed: bool) -> AtomicRmwKindAttr {
+    match (kind, signed) {
+        (RmwKind::Xchg, _) => AtomicRmwKindAttr::Xchg,
+        (RmwKind::Add, _) => AtomicRmwKindAttr::Add,
+        (RmwKind::Sub, _) => AtomicRmwKindAttr::Sub,
+        (RmwKind::And, _) => AtomicRmwKindAttr::And,
+        (RmwKind::Nand, _) => AtomicRmwKindAttr::Nand,
+        (RmwKind::Or, _) => AtomicRmwKindAttr::Or,
+        (RmwKind::Xor, _) => AtomicRmwKindAttr::Xor,
+        (RmwKind::Max, true) => AtomicRmwKindAttr::Max,
+        (RmwKind::Max, false) => AtomicRmwKindAttr::UMax,
+        (RmwKind::Min, true) => AtomicRmwKindAttr::Min,
+        (RmwKind::Min, false) => AtomicRmwKindAttr::UMin,
+    }
 }
 
 /// The qualifiers of a PTX `atom` instruction.

@@ -70,7 +70,7 @@ pub fn all() -> Vec<Bench<ours::Module>> {
             iter_chain,
             "iter_chain",
             "zip/map/filter/sum over a row per thread",
-            "core intrinsics of slice iterators"
+            "core's intrinsic ptr_offset_from_unsigned (slice iterators)"
         ),
         bench!(
             reduce,
