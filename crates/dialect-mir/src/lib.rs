@@ -1,10 +1,10 @@
 //! The `mir` dialect: Rust's MIR semantics as pliron IR (see `docs/device-ir.md`).
 //!
 //! * [types]: `mir.ptr`, `mir.slice`, `mir.disjoint_slice`, `mir.array`, `mir.struct`,
-//!   `mir.enum` (scalars are pliron's builtin integer and float types);
-//! * [attributes]: `mir.index` (field / variant indices) and `mir.case_values`;
-//! * [ops]: constants, arithmetic, casts, memory, slices, enums, control flow, calls and
-//!   `mir.func`.
+//!   `mir.enum`, `mir.union` (scalars are pliron's builtin integer and float types);
+//! * [attributes]: `mir.index` (field / variant indices), `mir.case_values` and `mir.align`;
+//! * [ops]: constants, arithmetic, casts, memory (raw copies and volatile accesses included),
+//!   slices, enums, control flow, calls and `mir.func`.
 //!
 //! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
@@ -35,9 +35,11 @@ pub fn register(ctx: &mut Context) {
     types::ArrayType::register(ctx);
     types::StructType::register(ctx);
     types::EnumType::register(ctx);
+    types::UnionType::register(ctx);
 
     attributes::IndexAttr::register(ctx);
     attributes::CaseValuesAttr::register(ctx);
+    attributes::AlignAttr::register(ctx);
 
     macro_rules! register_ops {
         ($($op:ident),* $(,)?) => {
@@ -99,5 +101,11 @@ pub fn register(ctx: &mut Context) {
         CallOp,
         FuncOp,
         MathOp,
+        SelectOp,
+        CopyNonOverlappingOp,
+        CopyOp,
+        WriteBytesOp,
+        VolatileLoadOp,
+        VolatileStoreOp,
     );
 }

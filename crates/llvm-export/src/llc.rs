@@ -210,7 +210,8 @@ fn exe(name: &str) -> String {
 }
 
 /// Compile the textual LLVM IR `ll_text` to PTX for `target` (`"sm_90"`): `opt -O3` when
-/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>`. Returns the PTX text.
+/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>` (with 128-bit float conversions
+/// expanded). Returns the PTX text.
 pub fn compile_to_ptx(
     ll_text: &str,
     target: &str,
@@ -259,6 +260,9 @@ pub fn compile_to_ptx(
         &[
             level.as_ref(),
             "-march=nvptx64".as_ref(),
+            // Conversions between floats and integers wider than 64 bits (`i128 as f64`) have no
+            // NVPTX instruction: this makes llc expand them into integer code.
+            "-expand-fp-convert-bits=64".as_ref(),
             cpu.as_ref(),
             llc_input.as_os_str(),
             "-o".as_ref(),

@@ -23,6 +23,7 @@ pub mod enums;
 pub mod func;
 pub mod math;
 pub mod memory;
+pub mod raw_memory;
 pub mod slice;
 
 pub use arith::*;
@@ -34,6 +35,7 @@ pub use enums::*;
 pub use func::*;
 pub use math::*;
 pub use memory::*;
+pub use raw_memory::*;
 pub use slice::*;
 
 /// A verification failure of a `mir` op.

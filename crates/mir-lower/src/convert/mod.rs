@@ -20,6 +20,7 @@ pub mod enums;
 pub mod intrinsics;
 pub mod math;
 pub mod memory;
+pub mod raw_memory;
 
 use std::num::NonZero;
 
@@ -339,6 +340,7 @@ use aggregate::FieldOf;
 use arithmetic::{Binary, Compare, Overflow};
 use cast::Cast;
 use intrinsics::{Shuffle, Sreg};
+use raw_memory::Bulk;
 
 conversions! {
     mir::ConstantOp => constants::constant;
@@ -401,6 +403,13 @@ conversions! {
 
     mir::CallOp => call::call;
     mir::MathOp => math::math;
+
+    mir::SelectOp => arithmetic::select;
+    mir::CopyNonOverlappingOp => raw_memory::bulk[Bulk::CopyNonOverlapping];
+    mir::CopyOp => raw_memory::bulk[Bulk::Copy];
+    mir::WriteBytesOp => raw_memory::bulk[Bulk::WriteBytes];
+    mir::VolatileLoadOp => raw_memory::volatile_load;
+    mir::VolatileStoreOp => raw_memory::volatile_store;
 
     nvvm::ReadPtxSregTidXOp => intrinsics::sreg[Sreg::TidX];
     nvvm::ReadPtxSregTidYOp => intrinsics::sreg[Sreg::TidY];
