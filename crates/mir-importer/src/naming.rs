@@ -18,7 +18,9 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     if is_kernel && let Some(base) = reserved_oxide_symbols::kernel_base_name(&path) {
         return base.to_owned();
     }
-    let plain = instance.kind == InstanceKind::Item && instance.args().0.is_empty();
+    // An intrinsic with a fallback body is called under the symbol of that body.
+    let item_like = matches!(instance.kind, InstanceKind::Item | InstanceKind::Intrinsic);
+    let plain = item_like && instance.args().0.is_empty();
     match plain.then(|| path_symbol(&path)).flatten() {
         Some(symbol) => symbol,
         None => instance.mangled_name(),

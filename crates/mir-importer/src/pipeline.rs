@@ -224,12 +224,15 @@ fn translate_module(
             types: &mut types,
             overflow_checks: config.overflow_checks,
         };
-        translator::translate_function(ctx, module_block, function, &body, fcx).map_err(
-            |source| PipelineError::Translation {
+        if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
+        {
+            // The MIR up to the failing function helps to see why it failed.
+            dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
+            return Err(PipelineError::Translation {
                 function: reserved_oxide_symbols::strip_all_reserved(&function.instance.name()),
                 source,
-            },
-        )?;
+            });
+        }
     }
     dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
     Ok(module)

@@ -312,7 +312,7 @@ fn callees<'tcx>(
                 if let ty::FnDef(def_id, args) = *callee_ty.kind()
                     && let Ok(Some(callee)) = Instance::try_resolve(tcx, typing_env, def_id, args)
                 {
-                    out.push((callee, span));
+                    out.push((with_fallback_body(tcx, callee), span));
                 }
             }
             TerminatorKind::Drop { place, .. } => {
@@ -327,4 +327,24 @@ fn callees<'tcx>(
         }
     }
     out
+}
+
+/// An intrinsic that device code implements with `core`'s fallback body (see
+/// `mir_importer::translator::core_intrinsic`) becomes that body, an ordinary function to
+/// collect; any other instance is returned as it is.
+fn with_fallback_body<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Instance<'tcx> {
+    use mir_importer::translator::core_intrinsic::{Decision, decision};
+    let InstanceKind::Intrinsic(def_id) = instance.def else {
+        return instance;
+    };
+    let Some(intrinsic) = tcx.intrinsic(def_id) else {
+        return instance;
+    };
+    if decision(intrinsic.name.as_str()) == Some(Decision::Fallback)
+        && !intrinsic.must_be_overridden
+    {
+        Instance::new_raw(def_id, instance.args)
+    } else {
+        instance
+    }
 }

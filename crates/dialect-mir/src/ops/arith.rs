@@ -528,7 +528,14 @@ impl SelectOp {
 impl Verify for SelectOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
         let cond = opd_ty(self, ctx, 0);
-        expect_type(self, ctx, is_bool(ctx, cond), "operand 0 (condition)", "i1", cond)?;
+        expect_type(
+            self,
+            ctx,
+            is_bool(ctx, cond),
+            "operand 0 (condition)",
+            "i1",
+            cond,
+        )?;
         let ty = opd_ty(self, ctx, 1);
         expect_type_eq(self, ctx, "operand 2", ty, opd_ty(self, ctx, 2))?;
         expect_type_eq(self, ctx, "result", ty, res_ty(self, ctx, 0))

@@ -75,7 +75,12 @@ pub(crate) fn expect_ptr_result(
 }
 
 /// Check that operand `idx` of `op` is a 64-bit integer (an index or an element count).
-pub(crate) fn expect_index_operand(op: &dyn Op, ctx: &Context, idx: usize, what: &str) -> Result<()> {
+pub(crate) fn expect_index_operand(
+    op: &dyn Op,
+    ctx: &Context,
+    idx: usize,
+    what: &str,
+) -> Result<()> {
     let ty = opd_ty(op, ctx, idx);
     let ok = ty
         .deref(ctx)

@@ -7,8 +7,8 @@
 use pliron::{
     builtin::{
         attributes::BoolAttr,
-        types::IntegerType,
         op_interfaces::{NOpdsInterface, NResultsInterface, OneResultInterface},
+        types::IntegerType,
     },
     common_traits::Verify,
     context::Context,
@@ -52,7 +52,12 @@ fn get_attr<A: pliron::attribute::Attribute + Clone>(
 }
 
 /// Sets the attribute of `op` under `key`.
-fn set_attr<A: pliron::attribute::Attribute>(op: &dyn Op, ctx: &Context, key: &Identifier, attr: A) {
+fn set_attr<A: pliron::attribute::Attribute>(
+    op: &dyn Op,
+    ctx: &Context,
+    key: &Identifier,
+    attr: A,
+) {
     op.get_operation()
         .deref_mut(ctx)
         .attributes
@@ -212,7 +217,9 @@ bulk_op!(
 fn verify_align(op: &dyn Op, ctx: &Context, align: Option<AlignAttr>) -> Result<()> {
     match align {
         Some(AlignAttr(align)) if align.is_power_of_two() => Ok(()),
-        Some(AlignAttr(align)) => invalid(op, ctx, format!("alignment {align} is not a power of two")),
+        Some(AlignAttr(align)) => {
+            invalid(op, ctx, format!("alignment {align} is not a power of two"))
+        }
         None => invalid(op, ctx, "missing alignment"),
     }
 }
@@ -273,7 +280,11 @@ impl VolatileLoadOp {
 
 impl Verify for VolatileLoadOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
-        verify_align(self, ctx, get_attr::<AlignAttr>(self, ctx, &ATTR_KEY_MIR_ALIGN))?;
+        verify_align(
+            self,
+            ctx,
+            get_attr::<AlignAttr>(self, ctx, &ATTR_KEY_MIR_ALIGN),
+        )?;
         let (pointee, _) = expect_ptr_operand(self, ctx, 0, "operand")?;
         expect_type_eq(self, ctx, "result", pointee, res_ty(self, ctx, 0))
     }
@@ -330,7 +341,11 @@ impl VolatileStoreOp {
 
 impl Verify for VolatileStoreOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
-        verify_align(self, ctx, get_attr::<AlignAttr>(self, ctx, &ATTR_KEY_MIR_ALIGN))?;
+        verify_align(
+            self,
+            ctx,
+            get_attr::<AlignAttr>(self, ctx, &ATTR_KEY_MIR_ALIGN),
+        )?;
         let (pointee, _) = expect_ptr_operand(self, ctx, 1, "operand 1 (address)")?;
         expect_type_eq(
             self,

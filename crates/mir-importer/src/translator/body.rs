@@ -34,6 +34,10 @@ pub struct FnTranslator<'a> {
     pub(crate) overflow_checks: bool,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
+    /// The locals that no translated block mentions (those only used on a panic path, such
+    /// as the `&dyn Debug` of `Result::unwrap`'s failure): they get no slot, and their types
+    /// are never translated.
+    pub(crate) unused: Vec<bool>,
     /// The pliron block of each reachable MIR block.
     pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
     /// The MIR blocks from which every path panics (see [panic_bound_blocks]).
@@ -87,15 +91,17 @@ pub fn translate_function(
         body,
         overflow_checks,
         slots: vec![],
+        unused: vec![],
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],
         inserter: IRInserter::new_at_block_end(entry),
         func,
         trap_block: None,
     };
-    fx.emit_slots(&arg_locals, entry)?;
     fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
+    fx.unused = fx.unused_locals(arg_locals.len());
+    fx.emit_slots(&arg_locals, entry)?;
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
 
@@ -134,7 +140,11 @@ pub(crate) fn non_zst_type(
 impl FnTranslator<'_> {
     /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
     fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
-        for decl in self.body.locals() {
+        for (local, decl) in self.body.locals().iter().enumerate() {
+            if self.unused[local] {
+                self.slots.push(None);
+                continue;
+            }
             let ty = non_zst_type(self.ctx, self.types, decl.ty).map_err(|e| e.at(decl.span))?;
             let slot = match ty {
                 Some(ty) => Some(self.emit(|ctx| AllocaOp::new(ctx, ty)).result(self.ctx)),
@@ -161,6 +171,28 @@ impl FnTranslator<'_> {
             self.emit(|ctx| StoreOp::new(ctx, value, target));
         }
         Ok(())
+    }
+
+    /// The locals that no block to translate mentions (the return place and the arguments
+    /// always count as used).
+    fn unused_locals(&self, num_args: usize) -> Vec<bool> {
+        use rustc_public::mir::visit::{Location, MirVisitor, PlaceContext};
+        struct Mentions(Vec<bool>);
+        impl MirVisitor for Mentions {
+            fn visit_local(&mut self, local: &Local, _: PlaceContext, _: Location) {
+                self.0[*local] = true;
+            }
+        }
+        let mut mentions = Mentions(vec![false; self.body.locals().len()]);
+        for local in 0..=num_args {
+            mentions.0[local] = true;
+        }
+        for (index, block) in self.body.blocks.iter().enumerate() {
+            if self.blocks[index].is_some() && !self.panic_bound[index] {
+                mentions.visit_basic_block(block);
+            }
+        }
+        mentions.0.into_iter().map(|used| !used).collect()
     }
 
     /// One pliron block per MIR block reachable from the start without unwind edges (cleanup
@@ -259,6 +291,18 @@ impl FnTranslator<'_> {
         self.blocks[index].ok_or_else(|| {
             TranslationError::unsupported(format!("a branch to unreachable block bb{index}"))
         })
+    }
+
+    /// A new block without arguments at the end of the function, for control flow that
+    /// the translation itself introduces; its label is `label` and a number unique in the
+    /// function.
+    pub(crate) fn new_block(&mut self, label: &str) -> Ptr<BasicBlock> {
+        let region = self.func.get_region(self.ctx);
+        let number = region.iter(self.ctx).count();
+        let label = Identifier::try_from(format!("{label}{number}")).expect("a valid label");
+        let block = BasicBlock::new(self.ctx, Some(label), vec![]);
+        block.insert_at_back(region, self.ctx);
+        block
     }
 
     /// A block that traps the kernel: where failed assertions and panics go.

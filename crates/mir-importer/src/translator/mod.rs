@@ -4,8 +4,9 @@
 //! signature, one slot per non-zero-sized local, one pliron block per reachable MIR block) and
 //! walks it; [statement], [rvalue], [place], [operand] and [terminator] translate what their
 //! names say; [call] handles calls, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
-//! [core_intrinsic] `core`'s compiler intrinsics and [math] the math ones among them. [types]
-//! maps Rust types to dialect-mir types with rustc's layout.
+//! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
+//! ones among them and [math] the math ones. [types] maps Rust types to dialect-mir types with
+//! rustc's layout; [validity] answers whether a type allows a value (for `mem::zeroed`'s check).
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
 //! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
@@ -18,10 +19,12 @@ pub mod gpu_intrinsic;
 pub mod math;
 pub mod operand;
 pub mod place;
+pub mod raw_memory;
 pub mod rvalue;
 pub mod statement;
 pub mod terminator;
 pub mod types;
+pub mod validity;
 
 pub use body::translate_function;
 pub use error::TranslationError;

@@ -6,10 +6,10 @@
 //! the "address" is the slice value itself (pointer and length), which indexing then uses.
 
 use dialect_mir::ops::{
-    ArrayElemAddrOp, ConstantOp, FieldAddrOp, IndexAddrOp, LoadOp, SliceLenOp, SlicePtrOp, SubOp,
-    VariantFieldAddrOp,
+    ArrayElemAddrOp, ConstantOp, FieldAddrOp, IndexAddrOp, LoadOp, MakeSliceOp, PtrCastOp,
+    SliceLenOp, SlicePtrOp, SubOp, VariantFieldAddrOp,
 };
-use dialect_mir::types::usize_type;
+use dialect_mir::types::{PtrType, SliceType, usize_type};
 use pliron::value::Value;
 use rustc_public::mir::{Place, ProjectionElem};
 use rustc_public::ty::{RigidTy, Ty, TyKind};
@@ -17,7 +17,7 @@ use rustc_public_bridge::IndexedVal;
 
 use super::body::FnTranslator;
 use super::error::{TResult, unsupported};
-use super::types::is_zero_sized;
+use super::types::{is_zero_sized, slice_tail};
 
 /// Where a place is.
 #[derive(Copy, Clone, Debug)]
@@ -55,6 +55,12 @@ impl PlaceRef {
 impl FnTranslator<'_> {
     /// The address and type of `place`.
     pub(crate) fn translate_place(&mut self, place: &Place) -> TResult<PlaceRef> {
+        if self.unused[place.local] {
+            unsupported!(
+                "internal error: the local _{} was found unused",
+                place.local
+            )
+        }
         let mut current = PlaceRef {
             address: self.slots[place.local].map(Address::Thin),
             ty: self.local_ty(place.local),
@@ -93,8 +99,8 @@ impl FnTranslator<'_> {
                 };
                 self.index(base, index)
             }
-            ProjectionElem::Subslice { .. } => {
-                unsupported!("subslice patterns (`[first, rest @ ..]`)")
+            ProjectionElem::Subslice { from, to, from_end } => {
+                self.subslice(base, elem, *from, *to, *from_end)
             }
             ProjectionElem::Downcast(variant) => Ok(PlaceRef {
                 variant: Some(variant.to_index()),
@@ -116,7 +122,7 @@ impl FnTranslator<'_> {
             .emit(|ctx| LoadOp::new(ctx, pointer_slot))
             .result(self.ctx);
         let address = match pointee.kind() {
-            TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => Some(Address::Slice(pointer)),
+            _ if slice_tail(pointee).is_some() => Some(Address::Slice(pointer)),
             _ if is_zero_sized(pointee)? => None,
             _ => Some(Address::Thin(pointer)),
         };
@@ -133,6 +139,9 @@ impl FnTranslator<'_> {
             ty: field_ty,
             variant: None,
         };
+        if let Some(Address::Slice(wide)) = base.address {
+            return self.unsized_struct_field(wide, base.ty, index, field_ty);
+        }
         if is_zero_sized(field_ty)? {
             return Ok(result(None));
         }
@@ -177,6 +186,155 @@ impl FnTranslator<'_> {
             .emit(|ctx| IndexAddrOp::new(ctx, first, index))
             .result(self.ctx);
         Ok(result(Some(Address::Thin(elem_ptr))))
+    }
+
+    /// Field `index` of a struct ending in a slice, whose place is the `mir.slice` `wide`
+    /// (data pointer = the struct's address, length = the tail's): a thin address at the
+    /// field's offset, or, for the unsized last field, a slice starting there.
+    fn unsized_struct_field(
+        &mut self,
+        wide: Value,
+        struct_ty: Ty,
+        index: usize,
+        field_ty: Ty,
+    ) -> TResult<PlaceRef> {
+        let offsets = match super::types::layout(struct_ty)?.fields {
+            rustc_public::abi::FieldsShape::Arbitrary { offsets } => offsets,
+            _ => unsupported!("a field of `{struct_ty}`, which has no field offsets"),
+        };
+        let Some(offset) = offsets.get(index).map(|o| o.bytes() as u128) else {
+            unsupported!("field {index} of `{struct_ty}`")
+        };
+        let byte = pliron::builtin::types::IntegerType::get(
+            self.ctx,
+            8,
+            pliron::builtin::types::Signedness::Unsigned,
+        );
+        let byte_ptr = PtrType::get_generic(self.ctx, byte.into()).into();
+        let data = self.emit(|ctx| SlicePtrOp::new(ctx, wide)).result(self.ctx);
+        let bytes = self
+            .emit(|ctx| PtrCastOp::new(ctx, data, byte_ptr))
+            .result(self.ctx);
+        let offset = self
+            .emit(|ctx| ConstantOp::new_int(ctx, usize_type(ctx), offset))
+            .result(self.ctx);
+        let at = self
+            .emit(|ctx| IndexAddrOp::new(ctx, bytes, offset))
+            .result(self.ctx);
+        let result = |address| PlaceRef {
+            address,
+            ty: field_ty,
+            variant: None,
+        };
+        if let Some(tail) = slice_tail(field_ty) {
+            let elem = self
+                .types
+                .translate(self.ctx, super::types::slice_elem(tail))?;
+            let elem_ptr = PtrType::get_generic(self.ctx, elem).into();
+            let start = self
+                .emit(|ctx| PtrCastOp::new(ctx, at, elem_ptr))
+                .result(self.ctx);
+            let len = self.emit(|ctx| SliceLenOp::new(ctx, wide)).result(self.ctx);
+            let slice_ty = SliceType::get(self.ctx, elem).into();
+            let slice = self
+                .emit(|ctx| MakeSliceOp::new(ctx, start, len, slice_ty))
+                .result(self.ctx);
+            return Ok(result(Some(Address::Slice(slice))));
+        }
+        if is_zero_sized(field_ty)? {
+            return Ok(result(None));
+        }
+        let field = self.types.translate(self.ctx, field_ty)?;
+        let field_ptr = PtrType::get_generic(self.ctx, field).into();
+        let addr = self
+            .emit(|ctx| PtrCastOp::new(ctx, at, field_ptr))
+            .result(self.ctx);
+        Ok(result(Some(Address::Thin(addr))))
+    }
+
+    /// `base[from..to]` of an array (an array place of `to - from` elements) or
+    /// `base[from..len - to]` of a slice (`from_end`; a slice place): the rest of a slice
+    /// pattern, `[first, rest @ ..]`.
+    fn subslice(
+        &mut self,
+        base: PlaceRef,
+        elem: &ProjectionElem,
+        from: u64,
+        to: u64,
+        from_end: bool,
+    ) -> TResult<PlaceRef> {
+        let ty = match elem.ty(base.ty) {
+            Ok(ty) => ty,
+            Err(e) => unsupported!("the subslice of `{}` ({e:?})", base.ty),
+        };
+        let result = |address| PlaceRef {
+            address,
+            ty,
+            variant: None,
+        };
+        if is_zero_sized(ty)? && !matches!(base.address, Some(Address::Slice(_))) {
+            return Ok(result(None));
+        }
+        let from_value = self
+            .emit(|ctx| ConstantOp::new_int(ctx, usize_type(ctx), u128::from(from)))
+            .result(self.ctx);
+        let (first, len) = match base.address {
+            Some(Address::Thin(array_ptr)) => (
+                self.emit(|ctx| ArrayElemAddrOp::new(ctx, array_ptr))
+                    .result(self.ctx),
+                None,
+            ),
+            Some(Address::Slice(slice)) => (
+                self.emit(|ctx| SlicePtrOp::new(ctx, slice))
+                    .result(self.ctx),
+                Some(
+                    self.emit(|ctx| SliceLenOp::new(ctx, slice))
+                        .result(self.ctx),
+                ),
+            ),
+            None => unsupported!("a subslice of the zero-sized place of type `{}`", base.ty),
+        };
+        let start = self
+            .emit(|ctx| IndexAddrOp::new(ctx, first, from_value))
+            .result(self.ctx);
+        match (len, from_end) {
+            (Some(len), true) => {
+                let trimmed = self
+                    .emit(|ctx| ConstantOp::new_int(ctx, usize_type(ctx), u128::from(from + to)))
+                    .result(self.ctx);
+                let rest = self
+                    .emit(|ctx| SubOp::new(ctx, len, trimmed))
+                    .result(self.ctx);
+                let slice_ty = self.slice_type_of(start)?;
+                let slice = self
+                    .emit(|ctx| MakeSliceOp::new(ctx, start, rest, slice_ty))
+                    .result(self.ctx);
+                Ok(result(Some(Address::Slice(slice))))
+            }
+            (None, _) => {
+                let array_ty = self.types.translate(self.ctx, ty)?;
+                let ptr_ty = PtrType::get_generic(self.ctx, array_ty).into();
+                let array_ptr = self
+                    .emit(|ctx| PtrCastOp::new(ctx, start, ptr_ty))
+                    .result(self.ctx);
+                Ok(result(Some(Address::Thin(array_ptr))))
+            }
+            (Some(_), false) => unsupported!("a subslice of a slice counted from its start"),
+        }
+    }
+
+    /// The `mir.slice` type whose data pointer has the type of `data`.
+    fn slice_type_of(&mut self, data: Value) -> TResult<pliron::r#type::TypeHandle> {
+        use pliron::r#type::Typed;
+        let ptr_ty = data.get_type(self.ctx);
+        let Some(elem) = ptr_ty
+            .deref(self.ctx)
+            .downcast_ref::<PtrType>()
+            .map(|p| p.pointee())
+        else {
+            unsupported!("a slice whose data is not a pointer")
+        };
+        Ok(SliceType::get(self.ctx, elem).into())
     }
 
     /// The number of elements of an array or slice place.

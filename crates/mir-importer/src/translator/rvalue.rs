@@ -84,7 +84,7 @@ impl FnTranslator<'_> {
 
     /// The discriminant of an enum with a single inhabited variant (a constant: nothing is
     /// stored for it, and the enum may even be zero-sized), or `None` for other types.
-    fn single_variant_discriminant(&mut self, ty: Ty) -> TResult<Option<Value>> {
+    pub(crate) fn single_variant_discriminant(&mut self, ty: Ty) -> TResult<Option<Value>> {
         let TyKind::RigidTy(RigidTy::Adt(def, _)) = ty.kind() else {
             return Ok(None);
         };
@@ -141,37 +141,73 @@ impl FnTranslator<'_> {
         let lhs_ty = self.operand_ty(lhs)?;
         let a = self.operand_value(lhs)?;
         let b = self.operand_value(rhs)?;
-        let ctx = &mut *self.ctx;
+        if pointee_is_unsized_slice(lhs_ty) {
+            return self.wide_pointer_comparison(op, a, b);
+        }
         let result = match op {
-            BinOp::Add | BinOp::AddUnchecked => AddOp::new(ctx, a, b).get_operation(),
-            BinOp::Sub | BinOp::SubUnchecked => SubOp::new(ctx, a, b).get_operation(),
-            BinOp::Mul | BinOp::MulUnchecked => MulOp::new(ctx, a, b).get_operation(),
-            BinOp::Div => DivOp::new(ctx, a, b).get_operation(),
-            BinOp::Rem => RemOp::new(ctx, a, b).get_operation(),
-            BinOp::BitXor => BitXorOp::new(ctx, a, b).get_operation(),
-            BinOp::BitAnd => BitAndOp::new(ctx, a, b).get_operation(),
-            BinOp::BitOr => BitOrOp::new(ctx, a, b).get_operation(),
-            BinOp::Eq => EqOp::new(ctx, a, b).get_operation(),
-            BinOp::Ne => NeOp::new(ctx, a, b).get_operation(),
-            BinOp::Lt => LtOp::new(ctx, a, b).get_operation(),
-            BinOp::Le => LeOp::new(ctx, a, b).get_operation(),
-            BinOp::Gt => GtOp::new(ctx, a, b).get_operation(),
-            BinOp::Ge => GeOp::new(ctx, a, b).get_operation(),
-            BinOp::Cmp => CmpOp::new(ctx, a, b).get_operation(),
-            BinOp::Offset => PtrOffsetOp::new(ctx, a, b).get_operation(),
+            BinOp::Cmp => {
+                let cmp = self.emit(|ctx| CmpOp::new(ctx, a, b)).result(self.ctx);
+                let ordering = op.ty(lhs_ty, self.operand_ty(rhs)?);
+                return self.ordering_from_cmp(cmp, ordering);
+            }
             BinOp::Shl | BinOp::ShlUnchecked | BinOp::Shr | BinOp::ShrUnchecked => {
                 let masked = matches!(op, BinOp::Shl | BinOp::Shr);
                 let amount = self.shift_amount(lhs_ty, b, masked)?;
-                let ctx = &mut *self.ctx;
-                if matches!(op, BinOp::Shl | BinOp::ShlUnchecked) {
-                    ShlOp::new(ctx, a, amount).get_operation()
-                } else {
-                    ShrOp::new(ctx, a, amount).get_operation()
-                }
+                super::core_intrinsic::binary_op(self.ctx, op, a, amount)?
             }
+            _ => super::core_intrinsic::binary_op(self.ctx, op, a, b)?,
         };
         self.inserter_append_operation(result);
         Ok(result.deref(self.ctx).get_result(0))
+    }
+
+    /// A comparison of two slice pointers (`*const [T]`), which compares the data pointers
+    /// and then the lengths, as Rust does for wide raw pointers.
+    fn wide_pointer_comparison(&mut self, op: BinOp, a: Value, b: Value) -> TResult<Value> {
+        let parts = |this: &mut Self, v: Value| {
+            let ptr = this.emit(|ctx| SlicePtrOp::new(ctx, v)).result(this.ctx);
+            let len = this.emit(|ctx| SliceLenOp::new(ctx, v)).result(this.ctx);
+            (ptr, len)
+        };
+        let (a_ptr, a_len) = parts(self, a);
+        let (b_ptr, b_len) = parts(self, b);
+        let compare = |this: &mut Self, op: BinOp, x: Value, y: Value| -> TResult<Value> {
+            let built = super::core_intrinsic::binary_op(this.ctx, op, x, y)?;
+            this.inserter_append_operation(built);
+            Ok(built.deref(this.ctx).get_result(0))
+        };
+        match op {
+            BinOp::Eq | BinOp::Ne => {
+                let ptrs = compare(self, op, a_ptr, b_ptr)?;
+                let lens = compare(self, op, a_len, b_len)?;
+                if op == BinOp::Eq {
+                    Ok(self
+                        .emit(|ctx| BitAndOp::new(ctx, ptrs, lens))
+                        .result(self.ctx))
+                } else {
+                    Ok(self
+                        .emit(|ctx| BitOrOp::new(ctx, ptrs, lens))
+                        .result(self.ctx))
+                }
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                // Lexicographic: the pointers decide unless they are equal.
+                let strict = match op {
+                    BinOp::Lt | BinOp::Le => BinOp::Lt,
+                    _ => BinOp::Gt,
+                };
+                let by_ptr = compare(self, strict, a_ptr, b_ptr)?;
+                let same_ptr = compare(self, BinOp::Eq, a_ptr, b_ptr)?;
+                let by_len = compare(self, op, a_len, b_len)?;
+                let tie = self
+                    .emit(|ctx| BitAndOp::new(ctx, same_ptr, by_len))
+                    .result(self.ctx);
+                Ok(self
+                    .emit(|ctx| BitOrOp::new(ctx, by_ptr, tie))
+                    .result(self.ctx))
+            }
+            other => unsupported!("`{other:?}` on slice pointers"),
+        }
     }
 
     /// A shift amount converted to the shifted type; for MIR's plain `Shl`/`Shr` it is taken
@@ -374,7 +410,8 @@ impl FnTranslator<'_> {
         })
     }
 
-    /// `&[T; N]` to `&[T]` (the only unsizing device code supports).
+    /// `&[T; N]` to `&[T]`, and `&S<[T; N]>` to `&S<[T]>` for a struct ending in an array:
+    /// the length joins the pointer (trait objects are not supported).
     fn unsize(
         &mut self,
         value: Value,
@@ -382,21 +419,13 @@ impl FnTranslator<'_> {
         to: Ty,
         to_mir: pliron::r#type::TypeHandle,
     ) -> TResult<Value> {
-        let len = match from.kind().builtin_deref(true).map(|t| t.ty.kind()) {
-            Some(TyKind::RigidTy(RigidTy::Array(_, len))) if pointee_is_unsized_slice(to) => len,
+        let from_pointee = from.kind().builtin_deref(true).map(|t| t.ty);
+        let len = match from_pointee.and_then(array_tail_len) {
+            Some(len) if pointee_is_unsized_slice(to) => len,
             _ => unsupported!("the unsizing coercion from `{from}` to `{to}` (trait objects)"),
         };
-        let Ok(len) = len.eval_target_usize() else {
-            unsupported!("an array of unknown length (`{from}`)")
-        };
-        let usize_ty = usize_type(self.ctx);
-        let len = self
-            .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(len)))
-            .result(self.ctx);
-        let first = self
-            .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
-            .result(self.ctx);
-        self.make_slice(first, len, to_mir)
+        let len = self.usize_constant(u128::from(len));
+        self.make_slice(value, len, to_mir)
     }
 
     /// A slice of type `slice_ty` from a data pointer (cast to the slice's element pointer
@@ -450,9 +479,19 @@ impl FnTranslator<'_> {
                 self.store_fields(base, None, operands)
             }
             AggregateKind::Adt(def, variant, _, _, active_field) => {
-                if active_field.is_some() || matches!(def.kind(), rustc_public::ty::AdtKind::Union)
-                {
-                    unsupported!("unions (`{}`)", dest.ty);
+                if let Some(field) = active_field {
+                    // A union: the one operand is the active field, at the union's address.
+                    let [operand] = operands else {
+                        unsupported!("a union value built from {} operands", operands.len())
+                    };
+                    let Some(value) = self.translate_operand(operand)? else {
+                        return Ok(());
+                    };
+                    let addr = self
+                        .emit(|ctx| FieldAddrOp::new(ctx, base, *field as u32))
+                        .result(self.ctx);
+                    self.emit(|ctx| StoreOp::new(ctx, value, addr));
+                    return Ok(());
                 }
                 if super::types::is_disjoint_slice(*def) {
                     return self.store_fields(base, None, operands);
@@ -518,7 +557,7 @@ impl FnTranslator<'_> {
     }
 
     /// A raw pointer from its data pointer and metadata (`ptr::from_raw_parts`).
-    fn raw_pointer_from_parts(
+    pub(crate) fn raw_pointer_from_parts(
         &mut self,
         ptr_ty: Ty,
         pointee: Ty,
@@ -534,8 +573,8 @@ impl FnTranslator<'_> {
             Some(data) => data,
             None => unsupported!("a raw pointer built from a zero-sized value"),
         };
-        match pointee.kind() {
-            TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => {
+        match super::types::slice_tail(pointee) {
+            Some(_) => {
                 let len = match operands
                     .get(1)
                     .map(|o| self.translate_operand(o))
@@ -547,7 +586,7 @@ impl FnTranslator<'_> {
                 };
                 self.make_slice(data, len, to_mir)
             }
-            _ => Ok(self
+            None => Ok(self
                 .emit(|ctx| PtrCastOp::new(ctx, data, to_mir))
                 .result(self.ctx)),
         }
@@ -591,10 +630,26 @@ impl FnTranslator<'_> {
     }
 }
 
-/// Whether `ty` is a reference or raw pointer to `[T]` or `str`.
+/// Whether `ty` is a reference or raw pointer to `[T]`, `str` or a struct ending in one (a
+/// `mir.slice` value).
 pub(crate) fn pointee_is_unsized_slice(ty: Ty) -> bool {
-    matches!(
-        ty.kind().builtin_deref(true).map(|t| t.ty.kind()),
-        Some(TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str))
-    )
+    ty.kind()
+        .builtin_deref(true)
+        .and_then(|t| super::types::slice_tail(t.ty))
+        .is_some()
+}
+
+/// The length of the array that a sized type ends in (`[T; N]` itself, or the last field of a
+/// struct ending in one), which unsizing turns into the slice tail's length.
+fn array_tail_len(ty: Ty) -> Option<u64> {
+    match ty.kind() {
+        TyKind::RigidTy(RigidTy::Array(_, len)) => len.eval_target_usize().ok(),
+        TyKind::RigidTy(RigidTy::Adt(def, args))
+            if def.kind() == rustc_public::ty::AdtKind::Struct =>
+        {
+            let last = def.variants().first()?.fields().last()?.ty_with_args(&args);
+            array_tail_len(last)
+        }
+        _ => None,
+    }
 }

@@ -137,7 +137,9 @@ fn saturating_to_int(
         .ok_or_else(|| OpError::Malformed("mir.float_to_int to a non-integer".into()))?;
     let signed = is_signed(ctx, dst);
     if width > 64 {
-        return Ok(clamped_to_wide_int(ctx, rw, value, bits, width, signed, dst_llvm));
+        return Ok(clamped_to_wide_int(
+            ctx, rw, value, bits, width, signed, dst_llvm,
+        ));
     }
     let sign = if signed { "s" } else { "u" };
     Ok(rw.intrinsic(
@@ -164,13 +166,12 @@ fn clamped_to_wide_int(
     dst_llvm: TypeHandle,
 ) -> Value {
     let float_const = |ctx: &mut Context, rw: &mut Rewrite, x: f64| {
-        let attr: Box<dyn pliron::builtin::attr_interfaces::TypedAttrInterface> = if float_bits
-            == 32
-        {
-            Box::new(FPSingleAttr::from(x as f32))
-        } else {
-            Box::new(FPDoubleAttr::from(x))
-        };
+        let attr: Box<dyn pliron::builtin::attr_interfaces::TypedAttrInterface> =
+            if float_bits == 32 {
+                Box::new(FPSingleAttr::from(x as f32))
+            } else {
+                Box::new(FPDoubleAttr::from(x))
+            };
         let op = ConstantOp::new(ctx, attr);
         rw.value(ctx, op)
     };

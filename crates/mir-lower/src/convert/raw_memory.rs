@@ -1,7 +1,9 @@
 //! Bulk copies and fills as LLVM's `memcpy` / `memmove` / `memset` intrinsics (the byte count is
 //! the element count times the element's size), and volatile loads and stores.
 
-use dialect_mir::ops::{CopyNonOverlappingOp, CopyOp, VolatileLoadOp, VolatileStoreOp, WriteBytesOp};
+use dialect_mir::ops::{
+    CopyNonOverlappingOp, CopyOp, VolatileLoadOp, VolatileStoreOp, WriteBytesOp,
+};
 use pliron::{context::Context, r#type::Typed, value::Value};
 use pliron_llvm::{ops::MulOp, types::PointerType, types::VoidType};
 
