@@ -229,7 +229,15 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
             let halves: [u8; 2] = [(a % 3) as u8, (b % 3) as u8];
             // Not a constant: a constant array here would be a promoted `&[u8; 2]`.
             let ones = [1, halves[0] / 3 + 1];
+            // Byte slices compare through `compare_bytes` (memcmp), equality included.
+            let bytes_a = (w[0] as u64 & 0x0101_0101_0101_0101).to_le_bytes();
+            let bytes_b = (w[1] as u64 & 0x0101_0101_0101_0101).to_le_bytes();
+            let cut = (a.unsigned_abs() % 9) as usize;
+            let byte_order = bytes_a[..cut].cmp(&bytes_b[..cut]) as i8 as u64 & 3;
+            let byte_eq = (bytes_a[cut / 2..] == bytes_b[cut / 2..]) as u64;
             equal_before
+                | byte_order << 7
+                | byte_eq << 9
                 | ((x == y) as u64) << 1
                 | ((halves == ones) as u64) << 2
                 | (z[0] as u64 & 3) << 3
