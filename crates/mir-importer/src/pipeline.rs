@@ -81,6 +81,8 @@ pub enum PipelineError {
     Translation {
         /// The function being translated.
         function: String,
+        /// Its position in the functions given to [run_pipeline].
+        index: usize,
         /// What went wrong, and where.
         #[source]
         source: TranslationError,
@@ -208,7 +210,7 @@ fn translate_module(
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
     let mut rustc_mir = String::new();
-    for function in functions {
+    for (index, function) in functions.iter().enumerate() {
         let Some(body) = function.instance.body() else {
             return Err(PipelineError::NoBody {
                 function: function.instance.name(),
@@ -230,6 +232,7 @@ fn translate_module(
             dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
             return Err(PipelineError::Translation {
                 function: reserved_oxide_symbols::strip_all_reserved(&function.instance.name()),
+                index,
                 source,
             });
         }

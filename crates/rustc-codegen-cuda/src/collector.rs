@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use reserved_oxide_symbols::ReservedKind;
-use rustc_data_structures::fx::FxHashMap;
+use rustc_data_structures::fx::FxHashSet;
 use rustc_hir::def::DefKind;
 use rustc_middle::mir::{self, TerminatorKind};
 use rustc_middle::mono::MonoItem;
@@ -27,6 +27,9 @@ pub struct DeviceFunction<'tcx> {
     pub instance: Instance<'tcx>,
     /// Whether it is a GPU entry point.
     pub is_kernel: bool,
+    /// The function (its index in the collected list) whose call first reached this one, and
+    /// where that call is; `None` for a root.
+    pub caller: Option<(usize, Span)>,
 }
 
 /// The device roots of the crate being compiled.
@@ -58,6 +61,10 @@ pub struct ForbiddenCall<'tcx> {
     pub span: Span,
     /// The chain of calls from a root to the forbidden function, root first, callee last.
     pub chain: Vec<Instance<'tcx>>,
+    /// The index of the calling function in `collected`.
+    pub caller: usize,
+    /// The functions collected until then.
+    pub collected: Vec<DeviceFunction<'tcx>>,
 }
 
 /// Scans the crate's mono items for reserved names. The result is sorted by symbol so that
@@ -97,61 +104,93 @@ pub fn collect_device_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     roots: &DeviceRoots<'tcx>,
 ) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
-    let mut collected = Vec::new();
-    // Each reached instance, with the instance that first called it.
-    let mut caller_of: FxHashMap<Instance<'tcx>, Option<Instance<'tcx>>> = FxHashMap::default();
+    let mut collected: Vec<DeviceFunction<'tcx>> = Vec::new();
+    let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::default();
     let mut worklist = VecDeque::new();
-    for &kernel in &roots.kernels {
-        if caller_of.insert(kernel, None).is_none() {
-            worklist.push_back((kernel, true));
-        }
-    }
-    for &device in &roots.device_functions {
-        if caller_of.insert(device, None).is_none() {
-            worklist.push_back((device, false));
+    let roots = roots
+        .kernels
+        .iter()
+        .map(|&k| (k, true))
+        .chain(roots.device_functions.iter().map(|&d| (d, false)));
+    for (root, is_kernel) in roots {
+        if seen.insert(root) {
+            worklist.push_back(DeviceFunction {
+                instance: root,
+                is_kernel,
+                caller: None,
+            });
         }
     }
 
-    while let Some((instance, is_kernel)) = worklist.pop_front() {
-        collected.push(DeviceFunction {
-            instance,
-            is_kernel,
-        });
+    while let Some(function) = worklist.pop_front() {
+        let index = collected.len();
+        collected.push(function);
+        let instance = function.instance;
         if !has_mir(tcx, instance) {
             // No body to walk: the device pipeline reports the missing MIR for this function.
             continue;
         }
         let body = tcx.instance_mir(instance.def);
         for (callee, span) in callees(tcx, instance, body) {
-            if caller_of.contains_key(&callee) {
+            if seen.contains(&callee) {
                 continue;
             }
             match rule_for(tcx, callee) {
                 CalleeRule::Collect => {
-                    caller_of.insert(callee, Some(instance));
-                    worklist.push_back((callee, false));
+                    seen.insert(callee);
+                    worklist.push_back(DeviceFunction {
+                        instance: callee,
+                        is_kernel: false,
+                        caller: Some((index, span)),
+                    });
                 }
                 CalleeRule::IntrinsicStub | CalleeRule::Panic | CalleeRule::UbCheck => {}
                 CalleeRule::Forbidden { reason } => {
-                    let mut chain = vec![callee, instance];
-                    let mut cursor = instance;
-                    while let Some(Some(caller)) = caller_of.get(&cursor) {
-                        chain.push(*caller);
-                        cursor = *caller;
-                    }
-                    chain.reverse();
+                    let mut chain = call_chain(&collected, index);
+                    chain.push(callee);
                     return Err(Box::new(ForbiddenCall {
                         callee,
                         crate_name: tcx.crate_name(callee.def_id().krate).to_string(),
                         reason,
                         span,
                         chain,
+                        caller: index,
+                        collected,
                     }));
                 }
             }
         }
     }
     Ok(collected)
+}
+
+/// The functions from a root to `collected[index]`, root first.
+pub fn call_chain<'tcx>(collected: &[DeviceFunction<'tcx>], index: usize) -> Vec<Instance<'tcx>> {
+    let mut chain = vec![collected[index].instance];
+    let mut cursor = index;
+    while let Some((caller, _)) = collected[cursor].caller {
+        chain.push(collected[caller].instance);
+        cursor = caller;
+    }
+    chain.reverse();
+    chain
+}
+
+/// Where the user's own code leads to `collected[index]`: the last call on the way from a root
+/// that is made from a function of the crate being compiled (the deepest point of the chain
+/// that the user wrote). `None` when `collected[index]` is itself in that crate, or nothing on
+/// the way is.
+pub fn user_call_site(collected: &[DeviceFunction<'_>], index: usize) -> Option<Span> {
+    let is_local = |i: usize| collected[i].instance.def_id().is_local();
+    let mut cursor = index;
+    while !is_local(cursor) {
+        let (caller, span) = collected[cursor].caller?;
+        if is_local(caller) {
+            return Some(span);
+        }
+        cursor = caller;
+    }
+    None
 }
 
 /// The fully qualified path of a function, crate name first (`app::helpers::square`).

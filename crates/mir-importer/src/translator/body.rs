@@ -1,5 +1,7 @@
 //! A function: signature, slots for locals, blocks, and the walk over them.
 
+use std::collections::HashMap;
+
 use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
@@ -9,10 +11,11 @@ use pliron::identifier::Identifier;
 use pliron::irbuild::inserter::{IRInserter, Inserter};
 use pliron::irbuild::listener::DummyListener;
 use pliron::op::Op;
+use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
 use pliron::value::Value;
 use rustc_public::mir::{Body, Local};
-use rustc_public::ty::Ty;
+use rustc_public::ty::{Span, Ty};
 
 use super::error::{TResult, TranslationError};
 use super::types::{TypeTranslator, is_zero_sized};
@@ -46,6 +49,10 @@ pub struct FnTranslator<'a> {
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
     trap_block: Option<Ptr<BasicBlock>>,
+    /// The span of the statement or terminator being translated.
+    current_span: Option<Span>,
+    /// The span each op was translated from, to point an internal error at the user's code.
+    op_spans: HashMap<Ptr<Operation>, Span>,
 }
 
 /// Translates `function` into a `mir.func` appended to `module_block`.
@@ -97,6 +104,8 @@ pub fn translate_function(
         inserter: IRInserter::new_at_block_end(entry),
         func,
         trap_block: None,
+        current_span: None,
+        op_spans: HashMap::new(),
     };
     fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
@@ -115,12 +124,15 @@ pub fn translate_function(
             continue;
         }
         for statement in &block.statements {
+            fx.current_span = Some(statement.span);
             fx.translate_statement(statement)
                 .map_err(|e| e.at(statement.span))?;
         }
+        fx.current_span = Some(block.terminator.span);
         fx.translate_terminator(&block.terminator)
             .map_err(|e| e.at(block.terminator.span))?;
     }
+    fx.verify_ops()?;
     Ok(func)
 }
 
@@ -322,8 +334,39 @@ impl FnTranslator<'_> {
     /// Builds an op with `build` and appends it at the insertion point.
     pub(crate) fn emit<T: Op>(&mut self, build: impl FnOnce(&mut Context) -> T) -> T {
         let op = build(self.ctx);
-        self.inserter.append_op(self.ctx, &op);
+        self.inserter_append_operation(op.get_operation());
         op
+    }
+
+    /// Appends an already built operation at the insertion point.
+    pub(crate) fn inserter_append_operation(&mut self, op: Ptr<Operation>) {
+        self.inserter.append_operation(self.ctx, op);
+        if let Some(span) = self.current_span {
+            self.op_spans.insert(op, span);
+        }
+    }
+
+    /// Verifies every op of the translated function. The translator means to produce only
+    /// valid dialect-mir, so a failure is a bug: it is reported as an internal error at the
+    /// user's code that produced the op, rather than later, for the whole module, by the
+    /// verifier of the pipeline.
+    fn verify_ops(&self) -> TResult<()> {
+        let region = self.func.get_region(self.ctx);
+        for block in region.iter(self.ctx) {
+            for op in block.iter(self.ctx) {
+                if let Err(error) = pliron::operation::verify_operation(op, self.ctx) {
+                    let bug = TranslationError::internal(format!(
+                        "the dialect-mir translated from this code does not verify: {}",
+                        error.err
+                    ));
+                    return Err(match self.op_spans.get(&op) {
+                        Some(span) => bug.at(*span),
+                        None => bug,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The type of a local.

@@ -619,15 +619,6 @@ impl FnTranslator<'_> {
         }
         Ok(())
     }
-
-    /// Appends an already built operation at the insertion point.
-    pub(crate) fn inserter_append_operation(
-        &mut self,
-        op: pliron::context::Ptr<pliron::operation::Operation>,
-    ) {
-        use pliron::irbuild::inserter::Inserter;
-        self.inserter.append_operation(self.ctx, op);
-    }
 }
 
 /// Whether `ty` is a reference or raw pointer to `[T]`, `str` or a struct ending in one (a
