@@ -19,7 +19,7 @@ use core::ops::{Add, AddAssign, Index, Mul, Neg, Sub};
 pub const WINDOW: usize = 8;
 
 /// The number of operations [`core_op`] knows.
-pub const OPS: u32 = 16;
+pub const OPS: u32 = 17;
 
 /// A 2-D vector with its arithmetic as operators.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -336,6 +336,32 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
                 | (a.clamp(-100, 100) as u64 & 0xff) << 2
                 | (p.max(q).0 as u64 & 0xf) << 10
                 | (f.clamp(-1.0, 1.0).to_bits() & 0xffff) << 14
+        }
+        // Memory: long repeat expressions, rotations, overlapping copies, fills, niches.
+        16 => {
+            let mut big = [a as u32; 100];
+            big[(b.unsigned_abs() % 100) as usize] = 7;
+            big.rotate_left((w[0].unsigned_abs() % 100) as usize);
+            let mut bytes = [0u8; 300];
+            bytes[(a.unsigned_abs() % 300) as usize] = 1;
+            let mut small = [w[0], w[1], w[2], w[3], w[4]];
+            unsafe {
+                core::ptr::copy(small.as_ptr(), small.as_mut_ptr().add(1), 3);
+                core::ptr::write_bytes(small.as_mut_ptr().add(4), 0xab, 1);
+            }
+            let flag: bool = unsafe { core::mem::transmute((a & 1) as u8) };
+            let niche = core::num::NonZeroU32::new(b as u32).map_or(0, |n| n.get());
+            let nested: Option<Option<bool>> = match a % 3 {
+                0 => None,
+                1 => Some(None),
+                _ => Some(Some(flag)),
+            };
+            big.iter().map(|&v| v as u64).sum::<u64>()
+                ^ (bytes.iter().position(|&v| v == 1).unwrap_or(999) as u64) << 32
+                ^ small.iter().fold(0u64, |h, &v| h.rotate_left(9) ^ v as u64)
+                ^ (flag as u64) << 50
+                ^ (niche as u64) << 20
+                ^ (nested.map_or(5, |o| o.map_or(6, |f| f as u64))) << 60
         }
         // Division and remainder of signed integers at every width, Euclid's included.
         _ => {

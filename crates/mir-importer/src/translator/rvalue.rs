@@ -359,6 +359,17 @@ impl FnTranslator<'_> {
                 || dialect_mir::types::is_float(ctx, ty)
                 || dialect_mir::types::is_ptr(ctx, ty)
         };
+        let is_bool = dialect_mir::types::is_bool;
+        if (is_bool(self.ctx, from) || is_bool(self.ctx, to))
+            && dialect_mir::types::is_int_or_bool(self.ctx, from)
+            && dialect_mir::types::is_int_or_bool(self.ctx, to)
+        {
+            // A `bool` is one byte in memory but an `i1` value: to and from `u8`/`i8` it is
+            // an integer conversion (a valid `bool` byte is 0 or 1).
+            return Ok(self
+                .emit(|ctx| IntCastOp::new(ctx, value, to))
+                .result(self.ctx));
+        }
         if scalar(self.ctx, from) && scalar(self.ctx, to) {
             return Ok(self
                 .emit(|ctx| BitcastOp::new(ctx, value, to))
@@ -592,32 +603,67 @@ impl FnTranslator<'_> {
         }
     }
 
-    /// `[value; count]` at `dest`, one store per element.
+    /// `[value; count]` at `dest`: one store per element for short arrays, a loop over the
+    /// elements for longer ones.
     fn build_repeat(&mut self, dest: &PlaceRef, operand: &Operand, count: u64) -> TResult<()> {
-        const MAX_UNROLLED: u64 = 1024;
+        const MAX_UNROLLED: u64 = 16;
         let Some(base) = dest.thin()? else {
             return Ok(());
         };
         let Some(value) = self.translate_operand(operand)? else {
             return Ok(());
         };
-        if count > MAX_UNROLLED {
-            unsupported!("an array repeat expression of more than {MAX_UNROLLED} elements");
-        }
         let first = self
             .emit(|ctx| ArrayElemAddrOp::new(ctx, base))
             .result(self.ctx);
-        let usize_ty = usize_type(self.ctx);
+        if count > MAX_UNROLLED {
+            self.fill_loop(first, value, count);
+            return Ok(());
+        }
         for i in 0..count {
-            let index = self
-                .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(i)))
-                .result(self.ctx);
+            let index = self.usize_constant(u128::from(i));
             let addr = self
                 .emit(|ctx| IndexAddrOp::new(ctx, first, index))
                 .result(self.ctx);
             self.emit(|ctx| StoreOp::new(ctx, value, addr));
         }
         Ok(())
+    }
+
+    /// Stores `value` into `count` consecutive elements from `first`, in a loop whose counter
+    /// lives in a slot (mem2reg promotes it); translation goes on after the loop.
+    fn fill_loop(&mut self, first: Value, value: Value, count: u64) {
+        use pliron::irbuild::inserter::IRInserter;
+        let usize_ty = usize_type(self.ctx);
+        let counter = self
+            .emit(|ctx| AllocaOp::new(ctx, usize_ty.into()))
+            .result(self.ctx);
+        let zero = self.usize_constant(0);
+        self.emit(|ctx| StoreOp::new(ctx, zero, counter));
+        let end = self.usize_constant(u128::from(count));
+        let (head, body, done) = (
+            self.new_block("fill_head"),
+            self.new_block("fill_body"),
+            self.new_block("fill_done"),
+        );
+        self.emit(|ctx| GotoOp::new(ctx, head));
+
+        self.inserter = IRInserter::new_at_block_end(head);
+        let i = self.emit(|ctx| LoadOp::new(ctx, counter)).result(self.ctx);
+        let more = self.emit(|ctx| LtOp::new(ctx, i, end)).result(self.ctx);
+        self.emit(|ctx| CondBrOp::new(ctx, more, body, done));
+
+        self.inserter = IRInserter::new_at_block_end(body);
+        let addr = self
+            .emit(|ctx| IndexAddrOp::new(ctx, first, i))
+            .result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, value, addr));
+        let one = self.usize_constant(1);
+        let next = self.emit(|ctx| AddOp::new(ctx, i, one)).result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, next, counter));
+        self.emit(|ctx| GotoOp::new(ctx, head));
+
+        self.inserter = IRInserter::new_at_block_end(done);
     }
 }
 
