@@ -31,28 +31,40 @@ pub struct V2 {
 impl Add for V2 {
     type Output = V2;
     fn add(self, o: V2) -> V2 {
-        V2 { x: self.x + o.x, y: self.y + o.y }
+        V2 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+        }
     }
 }
 
 impl Sub for V2 {
     type Output = V2;
     fn sub(self, o: V2) -> V2 {
-        V2 { x: self.x - o.x, y: self.y - o.y }
+        V2 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+        }
     }
 }
 
 impl Mul<f64> for V2 {
     type Output = V2;
     fn mul(self, k: f64) -> V2 {
-        V2 { x: self.x * k, y: self.y * k }
+        V2 {
+            x: self.x * k,
+            y: self.y * k,
+        }
     }
 }
 
 impl Neg for V2 {
     type Output = V2;
     fn neg(self) -> V2 {
-        V2 { x: -self.x, y: -self.y }
+        V2 {
+            x: -self.x,
+            y: -self.y,
+        }
     }
 }
 
@@ -122,13 +134,17 @@ impl<const R: usize, const K: usize> Matrix<R, K> {
     }
 
     pub fn trace_like(&self) -> i64 {
-        (0..R.min(K)).map(|i| self.0[i][i]).fold(0, i64::wrapping_add)
+        (0..R.min(K))
+            .map(|i| self.0[i][i])
+            .fold(0, i64::wrapping_add)
     }
 }
 
 /// Dot product of two arrays of any length.
 pub fn dot<const N: usize>(a: [i64; N], b: [i64; N]) -> i64 {
-    a.iter().zip(b).fold(0i64, |s, (x, y)| s.wrapping_add(x.wrapping_mul(y)))
+    a.iter()
+        .zip(b)
+        .fold(0i64, |s, (x, y)| s.wrapping_add(x.wrapping_mul(y)))
 }
 
 /// Greatest common divisor, recursively.
@@ -170,8 +186,14 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
     match op {
         // Operator overloading and a default trait method.
         0 => {
-            let p = V2 { x: f, y: a as f64 * 0.25 };
-            let q = V2 { x: b as f64 * 0.5, y: -f };
+            let p = V2 {
+                x: f,
+                y: a as f64 * 0.25,
+            };
+            let q = V2 {
+                x: b as f64 * 0.5,
+                y: -f,
+            };
             let mut r = (p + q) * 0.5 - -q;
             r += p;
             describe(&Rect(r), 2.0) ^ describe(&Circle(r[0]), 0.5).rotate_left(1)
@@ -187,7 +209,8 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
         // i128 / u128 arithmetic, division and remainder included.
         2 => {
             let x = (a >> 20) as i128 * 1_000_000_007 * (b >> 20) as i128 + w[0] as i128;
-            let magnitude = ((b >> 1).unsigned_abs() as i128 | 1) * ((w[1] as i128).rem_euclid(1_000_003) + 7);
+            let magnitude =
+                ((b >> 1).unsigned_abs() as i128 | 1) * ((w[1] as i128).rem_euclid(1_000_003) + 7);
             let y = if w[2] < 0 { -magnitude } else { magnitude };
             let q = x / y;
             let r = x % y;
@@ -205,10 +228,18 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
             let back = (f * 1e20) as i128;
             let ux = (a as u128).wrapping_mul(b as u128);
             let ufloat = ux as f32;
-            as_float.to_bits() ^ fold128(back as u128) ^ (ufloat.to_bits() as u64) << 7 ^ fold128((f * 3e30) as u128)
+            as_float.to_bits()
+                ^ fold128(back as u128)
+                ^ (ufloat.to_bits() as u64) << 7
+                ^ fold128((f * 3e30) as u128)
         }
         // Recursion.
-        5 => gcd(a.unsigned_abs() % 1_000_000 + 1, b.unsigned_abs() % 1_000_000 + 1) ^ (sum_rec(w) as u64),
+        5 => {
+            gcd(
+                a.unsigned_abs() % 1_000_000 + 1,
+                b.unsigned_abs() % 1_000_000 + 1,
+            ) ^ (sum_rec(w) as u64)
+        }
         // Slice patterns with a rest, on slices and arrays.
         6 => {
             let arr = [w[0], w[1], w[2], w[3], w[4]];
@@ -262,9 +293,14 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
         // Result::unwrap on the success path, and `?`.
         9 => {
             let parse = |v: i64| -> Result<u32, i8> {
-                if v >= 0 { Ok(v as u32 % 1000) } else { Err((v % 100) as i8) }
+                if v >= 0 {
+                    Ok(v as u32 % 1000)
+                } else {
+                    Err((v % 100) as i8)
+                }
             };
-            let both = |x: i64, y: i64| -> Result<u64, i8> { Ok(parse(x)? as u64 * parse(y)? as u64) };
+            let both =
+                |x: i64, y: i64| -> Result<u64, i8> { Ok(parse(x)? as u64 * parse(y)? as u64) };
             let ok = parse(a.abs()).unwrap() as u64;
             let combined = both(a, b).unwrap_or_else(|e| e as u64);
             ok ^ combined << 10 ^ parse(b).map_or(5, |v| v as u64) << 30
@@ -281,7 +317,11 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
                 .zip(Some(w[1]))
                 .map(|(x, y)| x ^ y)
                 .unwrap_or_default();
-            let s = w.iter().map(|&v| (v % 5 != 0).then(|| v % 5)).flatten().sum::<i64>();
+            let s = w
+                .iter()
+                .map(|&v| (v % 5 != 0).then(|| v % 5))
+                .flatten()
+                .sum::<i64>();
             (r ^ s) as u64 ^ o.is_some_and(|v| v > 0) as u64
         }
         // Checked, saturating and wrapping arithmetic.
@@ -309,12 +349,16 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
             for (k, slot) in slots.iter_mut().enumerate() {
                 slot.write(w[k] as u32);
             }
-            let summed: u64 = slots.iter().map(|s| unsafe { s.assume_init() } as u64).sum();
+            let summed: u64 = slots
+                .iter()
+                .map(|s| unsafe { s.assume_init() } as u64)
+                .sum();
             int ^ (arr[0] ^ arr[1] ^ arr[2]) as u64 ^ summed
         }
         // Integer methods at every width: bit counts, byte swaps, rotations, signum, Ordering.
         13 => {
-            let c8 = (a as i8).count_ones() + (a as u8).leading_zeros() + (a as i8).trailing_zeros();
+            let c8 =
+                (a as i8).count_ones() + (a as u8).leading_zeros() + (a as i8).trailing_zeros();
             let c16 = (a as u16).swap_bytes() as u32 ^ (b as i16).reverse_bits() as u32;
             let c128 = (a as u128).wrapping_mul(0x1_0000_0001).leading_zeros()
                 + (b as i128).trailing_zeros()
@@ -413,11 +457,24 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let cfg = LaunchConfig::for_num_elems(N as u32);
     let mut ok = true;
     for op in 0..OPS {
-        module.ops(&gpu.stream, cfg, op, &a_dev, &b_dev, &f_dev, &w_dev, &mut out)?;
+        module.ops(
+            &gpu.stream,
+            cfg,
+            op,
+            &a_dev,
+            &b_dev,
+            &f_dev,
+            &w_dev,
+            &mut out,
+        )?;
         let expected: Vec<u64> = (0..N)
             .map(|i| core_op(op, a[i], b[i], f[i], window(&w, i)))
             .collect();
-        ok &= check(&format!("core op {op}"), &gpu.stream.clone_dtoh(&out)?, &expected);
+        ok &= check(
+            &format!("core op {op}"),
+            &gpu.stream.clone_dtoh(&out)?,
+            &expected,
+        );
     }
     Ok(ok)
 }

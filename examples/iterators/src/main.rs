@@ -29,12 +29,15 @@ pub fn window_op(op: u32, w: &[u32], f: &[f32], k: u32) -> u64 {
             .sum::<f32>()
             .to_bits() as u64,
         // fold with a closure capturing `k`
-        1 => w
-            .iter()
-            .fold(k as u64, |acc, &v| acc.wrapping_mul(31).wrapping_add((v ^ k) as u64)),
+        1 => w.iter().fold(k as u64, |acc, &v| {
+            acc.wrapping_mul(31).wrapping_add((v ^ k) as u64)
+        }),
         // position, and any/all over plain comparisons
         2 => {
-            let at = w.iter().position(|&v| v % 7 == k % 7).map_or(99, |p| p as u64);
+            let at = w
+                .iter()
+                .position(|&v| v % 7 == k % 7)
+                .map_or(99, |p| p as u64);
             let any = w.iter().any(|&v| v > k) as u64;
             let all = w.iter().all(|&v| v % 2 == 0) as u64;
             at * 4 + any * 2 + all
@@ -46,10 +49,9 @@ pub fn window_op(op: u32, w: &[u32], f: &[f32], k: u32) -> u64 {
             .map(|(j, &v)| (j as u64 + 1) * (v as u64 % 1000))
             .sum(),
         // rev
-        4 => w
-            .iter()
-            .rev()
-            .fold(0u64, |acc, &v| acc.wrapping_mul(1_000_003).wrapping_add(v as u64)),
+        4 => w.iter().rev().fold(0u64, |acc, &v| {
+            acc.wrapping_mul(1_000_003).wrapping_add(v as u64)
+        }),
         // step_by over a range and over a slice
         5 => {
             let stride = (k % 4 + 1) as usize;
@@ -72,8 +74,16 @@ pub fn window_op(op: u32, w: &[u32], f: &[f32], k: u32) -> u64 {
         }
         // max_by with total_cmp, min_by likewise
         8 => {
-            let max = f.iter().copied().max_by(|a, b| a.total_cmp(b)).unwrap_or(0.0);
-            let min = f.iter().copied().min_by(|a, b| a.total_cmp(b)).unwrap_or(0.0);
+            let max = f
+                .iter()
+                .copied()
+                .max_by(|a, b| a.total_cmp(b))
+                .unwrap_or(0.0);
+            let min = f
+                .iter()
+                .copied()
+                .min_by(|a, b| a.total_cmp(b))
+                .unwrap_or(0.0);
             ((max.to_bits() as u64) << 32) | min.to_bits() as u64
         }
         // count after filter
