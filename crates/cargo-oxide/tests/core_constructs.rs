@@ -79,6 +79,18 @@ const CASES: &[(&str, &str)] = &[
         "zeroed",
         "let z: [u32; 4] = unsafe { core::mem::zeroed() }; z[1] + x[i]",
     ),
+    (
+        "long_byte_slice_contains",
+        "let b = [x[i] as u8; 40]; b.contains(&(x[0] as u8)) as u32",
+    ),
+    (
+        "long_array_repeat",
+        "let a = [x[i]; 2000]; a[x[0] as usize % 2000]",
+    ),
+    (
+        "bool_from_byte",
+        "let b: bool = unsafe { core::mem::transmute((x[i] & 1) as u8) }; b as u32",
+    ),
 ];
 
 fn repo() -> PathBuf {

@@ -12,6 +12,8 @@
 
 #![no_std]
 
+#[doc(hidden)]
+pub mod core_shims;
 mod disjoint_slice;
 mod intrinsic;
 pub mod sync;

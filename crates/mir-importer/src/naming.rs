@@ -9,6 +9,8 @@
 //!   a `#[device]` function removed and `::` turned into `__` (`dep__math__helper`).
 //! - Anything else (generic instances, closures, compiler shims) takes its mangled symbol, which
 //!   is unique and already a valid identifier.
+//! - A function of `core` with a device version ([`crate::core_shims`]) takes the device
+//!   version's symbol.
 
 use rustc_public::mir::mono::{Instance, InstanceKind};
 
@@ -17,6 +19,9 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     let path = instance.name();
     if is_kernel && let Some(base) = reserved_oxide_symbols::kernel_base_name(&path) {
         return base.to_owned();
+    }
+    if let Some(symbol) = crate::core_shims::shim_for(&path).and_then(path_symbol) {
+        return symbol;
     }
     // An intrinsic with a fallback body is called under the symbol of that body.
     let item_like = matches!(instance.kind, InstanceKind::Item | InstanceKind::Intrinsic);

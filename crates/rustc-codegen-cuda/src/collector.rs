@@ -351,7 +351,10 @@ fn callees<'tcx>(
                 if let ty::FnDef(def_id, args) = *callee_ty.kind()
                     && let Ok(Some(callee)) = Instance::try_resolve(tcx, typing_env, def_id, args)
                 {
-                    out.push((with_fallback_body(tcx, callee), span));
+                    out.push((
+                        with_device_version(tcx, with_fallback_body(tcx, callee)),
+                        span,
+                    ));
                 }
             }
             TerminatorKind::Drop { place, .. } => {
@@ -386,4 +389,38 @@ fn with_fallback_body<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Inst
     } else {
         instance
     }
+}
+
+/// A function of `core` that `core` ships without MIR and cuda-device replaces
+/// (`mir_importer::core_shims`) becomes its device version; any other instance is returned as
+/// it is.
+fn with_device_version<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Instance<'tcx> {
+    let InstanceKind::Item(def_id) = instance.def else {
+        return instance;
+    };
+    mir_importer::core_shims::shim_for(&fqdn(tcx, def_id))
+        .and_then(|shim| def_id_of_path(tcx, shim))
+        .map_or(instance, |shim| Instance::mono(tcx, shim))
+}
+
+/// The item at `path` (`krate::module::item`) in one of the crates of the build, if it is
+/// there and public.
+fn def_id_of_path(tcx: TyCtxt<'_>, path: &str) -> Option<rustc_hir::def_id::DefId> {
+    let mut segments = path.split("::");
+    let krate = segments.next()?;
+    let crate_num = tcx
+        .crates(())
+        .iter()
+        .copied()
+        .find(|&c| tcx.crate_name(c).as_str() == krate)?;
+    let mut current = crate_num.as_def_id();
+    for segment in segments {
+        current = tcx
+            .module_children(current)
+            .iter()
+            .find(|child| child.ident.name.as_str() == segment)?
+            .res
+            .opt_def_id()?;
+    }
+    Some(current)
 }

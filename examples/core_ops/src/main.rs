@@ -402,6 +402,7 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
             };
             big.iter().map(|&v| v as u64).sum::<u64>()
                 ^ (bytes.iter().position(|&v| v == 1).unwrap_or(999) as u64) << 32
+                ^ (bytes.contains(&((b & 1) as u8)) as u64) << 45
                 ^ small.iter().fold(0u64, |h, &v| h.rotate_left(9) ^ v as u64)
                 ^ (flag as u64) << 50
                 ^ (niche as u64) << 20

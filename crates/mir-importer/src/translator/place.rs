@@ -148,6 +148,12 @@ impl FnTranslator<'_> {
         let Some(base_ptr) = base.thin()? else {
             unsupported!("a field of the zero-sized place of type `{}`", base.ty)
         };
+        if !self.has_field(base_ptr, base.variant, index) {
+            return Err(super::error::TranslationError::internal(format!(
+                "field {index} of `{}` (variant {:?}) is missing from its dialect-mir type",
+                base.ty, base.variant
+            )));
+        }
         let field_ptr = match base.variant {
             Some(variant) => self
                 .emit(|ctx| VariantFieldAddrOp::new(ctx, base_ptr, variant as u32, index as u32))
@@ -157,6 +163,28 @@ impl FnTranslator<'_> {
                 .result(self.ctx),
         };
         Ok(result(Some(Address::Thin(field_ptr))))
+    }
+
+    /// Whether the aggregate `ptr` points to has field `index` (of `variant`, for an enum):
+    /// what `mir.field_addr` and `mir.variant_field_addr` need.
+    fn has_field(&self, ptr: Value, variant: Option<usize>, index: usize) -> bool {
+        use pliron::r#type::Typed;
+        let Some(pointee) = ptr
+            .get_type(self.ctx)
+            .deref(self.ctx)
+            .downcast_ref::<PtrType>()
+            .map(|p| p.pointee())
+        else {
+            return false;
+        };
+        match variant {
+            Some(variant) => pointee
+                .deref(self.ctx)
+                .downcast_ref::<dialect_mir::types::EnumType>()
+                .and_then(|e| e.variant(variant).map(|v| index < v.fields.len()))
+                .unwrap_or(false),
+            None => dialect_mir::ops::field_type(self.ctx, pointee, index).is_some(),
+        }
     }
 
     fn index(&mut self, base: PlaceRef, index: Value) -> TResult<PlaceRef> {

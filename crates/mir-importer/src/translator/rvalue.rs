@@ -63,6 +63,14 @@ impl FnTranslator<'_> {
                 if let Some(value) = self.single_variant_discriminant(place.ty)? {
                     return Ok(Some(value));
                 }
+                let is_enum = matches!(
+                    place.ty.kind(),
+                    TyKind::RigidTy(RigidTy::Adt(def, _))
+                        if matches!(def.kind(), rustc_public::ty::AdtKind::Enum)
+                );
+                if !is_enum {
+                    unsupported!("the discriminant of `{}`, which is not an enum", place.ty)
+                }
                 match place.thin()? {
                     Some(ptr) => Some(
                         self.emit(|ctx| GetDiscriminantOp::new(ctx, ptr))
