@@ -88,6 +88,11 @@ const CASES: &[(&str, &str)] = &[
         "let a = [x[i]; 2000]; a[x[0] as usize % 2000]",
     ),
     (
+        "intrinsic_fallback_bodies",
+        "let (lo, hi) = (x[i] as u64).carrying_mul(x[0] as u64 + 99, 5); \
+         ((lo ^ hi) as u32) ^ (x[i]).funnel_shl(x[0], 7)",
+    ),
+    (
         "bool_from_byte",
         "let b: bool = unsafe { core::mem::transmute((x[i] & 1) as u8) }; b as u32",
     ),
@@ -110,8 +115,10 @@ fn write_crate(root: &Path) -> PathBuf {
         ),
     )
     .unwrap();
-    let mut source =
-        String::from("#![allow(unused)]\nuse cuda_device::{DisjointSlice, kernel, thread};\n");
+    let mut source = String::from(
+        "#![allow(unused)]\n#![feature(funnel_shifts)]\n\
+         use cuda_device::{DisjointSlice, kernel, thread};\n",
+    );
     for (name, body) in CASES {
         source.push_str(&format!(
             "\nfn {name}(x: &[u32], i: usize) -> u32 {{\n    {body}\n}}\n\n\
@@ -141,6 +148,12 @@ fn core_constructs_compile_to_ptx() {
     assert!(out.status.success(), "the build failed:\n{text}");
     assert!(!text.contains("internal error"), "{text}");
     let ptx = std::fs::read_to_string(ptx_dir.join("core_constructs.ptx")).expect("the PTX");
+    // Every function called is defined in the module (a fallback body or a device version
+    // of a `core` function under the wrong symbol would be an unresolved `.extern`).
+    assert!(
+        !ptx.contains(".extern .func"),
+        "unresolved functions:\n{ptx}"
+    );
     for (name, _) in CASES {
         assert!(
             ptx.contains(&format!(".visible .entry kernel_{name}(")),

@@ -219,7 +219,15 @@ pub fn core_op(op: u32, a: i64, b: i64, f: f64, w: &[i64]) -> u64 {
         3 => {
             let x = (a as u64 as u128) << 64 | b as u64 as u128;
             let y = (w[0] as u64 as u128) << 32 | (w[1] as u64 as u128 | 1);
-            fold128(x / y) ^ fold128(x % y).rotate_left(3) ^ fold128(x.wrapping_mul(y) >> 3)
+            // `carrying_mul` is `core`'s fallback body of the `carrying_mul_add` intrinsic.
+            let (lo, hi) = (a as u64).carrying_mul(b as u64, w[2] as u64);
+            let (lo128, hi128) = x.carrying_mul(y, 7);
+            fold128(x / y)
+                ^ fold128(x % y).rotate_left(3)
+                ^ fold128(x.wrapping_mul(y) >> 3)
+                ^ lo.rotate_left(11)
+                ^ hi.rotate_left(23)
+                ^ fold128(lo128 ^ hi128.rotate_left(64))
         }
         // 128-bit conversions to and from floats.
         4 => {
