@@ -189,10 +189,20 @@ impl FnTranslator<'_> {
     /// always count as used).
     fn unused_locals(&self, num_args: usize) -> Vec<bool> {
         use rustc_public::mir::visit::{Location, MirVisitor, PlaceContext};
+        use rustc_public::mir::{Statement, StatementKind};
         struct Mentions(Vec<bool>);
         impl MirVisitor for Mentions {
             fn visit_local(&mut self, local: &Local, _: PlaceContext, _: Location) {
                 self.0[*local] = true;
+            }
+            fn visit_statement(&mut self, statement: &Statement, location: Location) {
+                // Storage markers translate to nothing: they do not need the local's slot.
+                if !matches!(
+                    statement.kind,
+                    StatementKind::StorageLive(_) | StatementKind::StorageDead(_)
+                ) {
+                    self.super_statement(statement, location);
+                }
             }
         }
         let mut mentions = Mentions(vec![false; self.body.locals().len()]);
