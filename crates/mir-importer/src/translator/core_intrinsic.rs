@@ -437,10 +437,14 @@ impl FnTranslator<'_> {
                 let values = self.argument_values(args)?;
                 match super::math::math_function(name) {
                     Some(function) => Some(self.math(function, name, values, destination)?),
-                    None => unsupported!("the math intrinsic `{name}`"),
+                    None => unsupported!(
+                        "the compiler intrinsic `{name}` (this math function is not supported yet)"
+                    ),
                 }
             }
-            Some(Decision::Atomic) => unsupported!("the atomic intrinsic `{name}`"),
+            Some(Decision::Atomic) => {
+                unsupported!("the compiler intrinsic `{name}` (atomics are not supported yet)")
+            }
             Some(Decision::Fallback) => {
                 return self.call_fallback(instance, args, destination, target);
             }
