@@ -93,6 +93,11 @@ const CASES: &[(&str, &str)] = &[
          ((lo ^ hi) as u32) ^ (x[i]).funnel_shl(x[0], 7)",
     ),
     (
+        "array_map_and_from_fn",
+        "let a = [x[i], 1, 2].map(|v| v * 2); \
+         let b: [u32; 4] = core::array::from_fn(|k| x[k] + k as u32); a[0] + b[3]",
+    ),
+    (
         "bool_from_byte",
         "let b: bool = unsafe { core::mem::transmute((x[i] & 1) as u8) }; b as u32",
     ),

@@ -16,7 +16,7 @@ use example_support::{Gpu, Rng, check, run_example};
 pub const WINDOW: usize = 16;
 
 /// The number of operations [`window_op`] knows.
-pub const OPS: u32 = 20;
+pub const OPS: u32 = 22;
 
 /// Operation `op` on the window `w` (integers) and `f` (floats) of one thread.
 pub fn window_op(op: u32, w: &[u32], f: &[f32], k: u32) -> u64 {
@@ -152,6 +152,47 @@ pub fn window_op(op: u32, w: &[u32], f: &[f32], k: u32) -> u64 {
             let s: f32 = f.iter().map(|&x| x * 0.5).sum();
             let p: f32 = f.iter().take(4).map(|&x| x.abs() + 1.0).product();
             ((s.to_bits() as u64) << 32) | p.to_bits() as u64
+        }
+        // Arrays: map, from_fn, each_ref; flatten over options and nested arrays
+        20 => {
+            let doubled = [w[0], w[1], k].map(|v| v as u64 * 2);
+            let built: [u64; 4] = core::array::from_fn(|j| w[j] as u64 + j as u64);
+            let options = [Some(w[2]), None, Some(k)];
+            let flat: u64 = options.iter().flatten().map(|&v| v as u64).sum();
+            let nested: u64 = [[w[3], 1], [2, w[4]]]
+                .iter()
+                .flatten()
+                .map(|&v| v as u64)
+                .sum();
+            doubled.iter().sum::<u64>()
+                ^ built.each_ref().iter().map(|&&v| v).sum::<u64>() << 1
+                ^ flat << 2
+                ^ nested << 3
+        }
+        // cycle, peekable, rev().enumerate(), reduce, i128 sums and products
+        21 => {
+            let cycled: u64 = w.iter().cycle().take(40).map(|&v| v as u64).sum();
+            let mut peek = w.iter().peekable();
+            let first = peek.peek().map_or(0, |&&v| v as u64);
+            let last_pair = w
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(j, &v)| j as u64 ^ v as u64)
+                .last()
+                .unwrap_or(0);
+            let max = w.iter().copied().reduce(u32::max).unwrap_or(0) as u64;
+            let wide: i128 = w.iter().map(|&v| v as i128 * -1_000_000_000_007).sum();
+            let product: u64 = w.iter().take(5).map(|&v| (v % 7 + 1) as u64).product();
+            let lowest = f.iter().copied().fold(f32::INFINITY, f32::min);
+            cycled
+                ^ first << 1
+                ^ last_pair << 2
+                ^ max << 3
+                ^ (wide as u64)
+                ^ (wide >> 64) as u64
+                ^ product << 5
+                ^ (lowest.to_bits() as u64) << 9
         }
         // max_by_key and min_by_key with an index
         _ => {

@@ -91,7 +91,8 @@ impl FnTranslator<'_> {
     }
 
     /// The discriminant of an enum with a single inhabited variant (a constant: nothing is
-    /// stored for it, and the enum may even be zero-sized), or `None` for other types.
+    /// stored for it, and the enum may even be zero-sized), or of an uninhabited enum (any
+    /// constant: no value exists), or `None` for other types.
     pub(crate) fn single_variant_discriminant(&mut self, ty: Ty) -> TResult<Option<Value>> {
         let TyKind::RigidTy(RigidTy::Adt(def, _)) = ty.kind() else {
             return Ok(None);
@@ -99,15 +100,18 @@ impl FnTranslator<'_> {
         if !matches!(def.kind(), rustc_public::ty::AdtKind::Enum) {
             return Ok(None);
         }
-        let rustc_public::abi::VariantsShape::Single { index } = super::types::layout(ty)?.variants
-        else {
-            return Ok(None);
+        let value = match super::types::layout(ty)?.variants {
+            rustc_public::abi::VariantsShape::Single { index } => {
+                def.discriminant_for_variant(index).val
+            }
+            // No variant is inhabited: no value exists, the code reading one is unreachable.
+            rustc_public::abi::VariantsShape::Empty => 0,
+            rustc_public::abi::VariantsShape::Multiple { .. } => return Ok(None),
         };
         let Some(discr_ty) = ty.kind().discriminant_ty() else {
             return Ok(None);
         };
         let int_ty = self.int_type(discr_ty)?;
-        let value = def.discriminant_for_variant(index).val;
         Ok(Some(
             self.emit(|ctx| ConstantOp::new_int(ctx, int_ty, value))
                 .result(self.ctx),
