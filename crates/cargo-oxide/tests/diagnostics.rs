@@ -41,6 +41,11 @@ const CASES: &[Case] = &[
         helper: "let v = vec![x, x]; v[1]",
         expected: "forbidden crate in device code",
     },
+    Case {
+        name: "refused_core_intrinsic",
+        helper: "core::panic::Location::caller().line() + x",
+        expected: "the compiler intrinsic `caller_location`",
+    },
 ];
 
 fn repo() -> PathBuf {
@@ -172,4 +177,59 @@ fn atomics_on_unsupported_types_are_build_errors() {
     let preamble = "#![feature(core_intrinsics)]\n#![allow(internal_features)]\n\n";
     let failure = expect_failure(&write_crate(&root, &case, preamble), &[], &case);
     assert!(failure.is_none(), "{}", failure.unwrap_or_default());
+}
+
+/// A construct that cannot be translated inside `core` is reported at the user's own line (the
+/// call that leads into `core`), with the chain of calls from the kernel to the function that
+/// holds it.
+#[test]
+fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
+    let case = Case {
+        name: "error_inside_core",
+        helper: "let here = core::panic::Location::caller();\n    here.line() + x",
+        expected: "the compiler intrinsic `caller_location`",
+    };
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let manifest = write_case(&root, &case);
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["build", "--manifest-path"])
+        .arg(&manifest)
+        .env(
+            "CUDA_OXIDE_TARGET_DIR",
+            repo().join("tests/fixtures/target/diagnostics-build"),
+        )
+        .output()
+        .expect("cargo-oxide runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && !text.contains("panicked"),
+        "{text}"
+    );
+    assert!(text.contains(case.expected), "{text}");
+    // The user's line comes first: the `-->` of the diagnostic is the call in `helper`.
+    let arrow = text.find("-->").expect("a source location");
+    assert!(
+        text[arrow..].starts_with("--> src/lib.rs:8:"),
+        "not the user's line:\n{text}"
+    );
+    assert!(
+        text.contains("Location::caller()"),
+        "the user's line is not shown:\n{text}"
+    );
+    let chain = text
+        .split("device code reached it through:")
+        .nth(1)
+        .expect("a call chain");
+    let positions: Vec<Option<usize>> = [
+        "`error_inside_core::k` (error_inside_core)",
+        "`error_inside_core::helper` (error_inside_core)",
+        "`core::panic::location::Location::<'_>::caller` (core)",
+    ]
+    .iter()
+    .map(|step| chain.find(step))
+    .collect();
+    assert!(
+        positions.iter().all(Option::is_some) && positions.is_sorted(),
+        "the chain is not kernel -> helper -> core:\n{text}"
+    );
 }

@@ -213,3 +213,37 @@ fn gpu_ops_at_every_stage() {
     }
     insta::assert_snapshot!("golden_gpu.ptx", ptx);
 }
+
+/// `core`'s building blocks (`golden_core`): an `Ordering` from `mir.cmp`, unions, raw copies,
+/// volatile reads, slice patterns with a rest and `mir.select`, at every stage.
+#[test]
+fn core_building_blocks_at_every_stage() {
+    let mir = stage("golden_core", "mir");
+    for expected in [
+        "mir.cmp",
+        "mir.union <\"golden_core::Bits\"",
+        "mir.copy_nonoverlapping",
+        "mir.volatile_load",
+        "mir.select",
+        "mir.make_slice",
+    ] {
+        assert!(mir.contains(expected), "{expected} missing:\n{mir}");
+    }
+    insta::assert_snapshot!("golden_core.mir", mir);
+    insta::assert_snapshot!(
+        "golden_core.mem2reg.mir",
+        stage("golden_core", "mem2reg.mir")
+    );
+    let ll = stage("golden_core", "ll");
+    assert!(ll.contains("@llvm.memcpy.p0.p0.i64"), "{ll}");
+    assert!(ll.contains("load volatile i32"), "{ll}");
+    insta::assert_snapshot!("golden_core.ll", ll);
+    let ptx = stage("golden_core", "ptx");
+    for kernel in ["ordering", "unions", "raw_memory", "patterns"] {
+        assert!(
+            ptx.contains(&format!(".visible .entry {kernel}(")),
+            "{kernel} missing:\n{ptx}"
+        );
+    }
+    insta::assert_snapshot!("golden_core.ptx", ptx);
+}

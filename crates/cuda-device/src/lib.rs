@@ -15,6 +15,8 @@
 #![no_std]
 
 pub mod atomic;
+#[doc(hidden)]
+pub mod core_shims;
 mod disjoint_slice;
 mod intrinsic;
 pub mod printf;

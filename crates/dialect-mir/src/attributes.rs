@@ -32,6 +32,13 @@ impl IndexAttr {
     }
 }
 
+/// An alignment in bytes (a power of two) that an access may assume.
+///
+/// Printed as the bare number inside the ops that use it.
+#[pliron_attr(name = "mir.align", format = "$0", verifier = "succ")]
+#[derive(PartialEq, Eq, Clone, Copy, Debug, Hash)]
+pub struct AlignAttr(pub u64);
+
 /// The case values of a `mir.switch_int`, one [IntegerAttr] of the switched type per case, in
 /// the order of the case successors.
 ///

@@ -1,11 +1,11 @@
 //! The `mir` dialect: Rust's MIR semantics as pliron IR (see `docs/device-ir.md`).
 //!
 //! * [types]: `mir.ptr`, `mir.slice`, `mir.disjoint_slice`, `mir.dyn_ptr`, `mir.array`,
-//!   `mir.struct`, `mir.enum` (scalars are pliron's builtin integer and float types);
-//! * [attributes]: `mir.index` (field / variant indices), `mir.case_values`, and the layout and
-//!   initial content of globals (`mir.global_layout`, `mir.global_init`);
-//! * [ops]: constants, arithmetic, casts, memory, atomics, slices, trait objects, enums,
-//!   control flow, calls, `mir.func` and `mir.global`.
+//!   `mir.struct`, `mir.enum`, `mir.union` (scalars are pliron's builtin integer and float types);
+//! * [attributes]: `mir.index` (field / variant indices), `mir.case_values`, `mir.align`, and the
+//!   layout and initial content of globals (`mir.global_layout`, `mir.global_init`);
+//! * [ops]: constants, arithmetic, casts, memory (raw copies and volatile accesses included),
+//!   atomics, slices, trait objects, enums, control flow, calls, `mir.func` and `mir.global`.
 //!
 //! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
@@ -37,11 +37,13 @@ pub fn register(ctx: &mut Context) {
     types::ArrayType::register(ctx);
     types::StructType::register(ctx);
     types::EnumType::register(ctx);
+    types::UnionType::register(ctx);
 
     attributes::IndexAttr::register(ctx);
     attributes::CaseValuesAttr::register(ctx);
     attributes::GlobalInitAttr::register(ctx);
     attributes::GlobalLayoutAttr::register(ctx);
+    attributes::AlignAttr::register(ctx);
 
     macro_rules! register_ops {
         ($($op:ident),* $(,)?) => {
@@ -115,5 +117,11 @@ pub fn register(ctx: &mut Context) {
         AtomicRmwOp,
         AtomicCmpxchgOp,
         FenceOp,
+        SelectOp,
+        CopyNonOverlappingOp,
+        CopyOp,
+        WriteBytesOp,
+        VolatileLoadOp,
+        VolatileStoreOp,
     );
 }

@@ -2,9 +2,9 @@
 //!
 //! Scalars are pliron builtin types: `builtin.integer` (signed `si*` for Rust's `i*`, unsigned
 //! `ui*` for `u*`, `usize` and `char`, signless `i1` for a `bool` value) and `builtin.fp32` /
-//! `builtin.fp64`. This module adds the pointer, slice and aggregate types. Structs and enums
-//! carry rustc's layout (size, alignment, field offsets, tag encoding) so that the lowering never
-//! recomputes a layout.
+//! `builtin.fp64`. This module adds the pointer, slice and aggregate types. Structs, enums and
+//! unions carry rustc's layout (size, alignment, field offsets, tag encoding) so that the
+//! lowering never recomputes a layout.
 //!
 //! Recursive types (a struct holding a pointer to itself) cannot be expressed: types are uniqued
 //! by their contents.
@@ -322,6 +322,81 @@ fn verify_aggregate(
 impl Verify for StructType {
     fn verify(&self, ctx: &Context) -> Result<()> {
         verify_aggregate(ctx, &self.name, self.size, self.align, &self.fields)
+    }
+}
+
+/// A union (`MaybeUninit<T>`, `ManuallyDrop` inside it, user `union`s) with rustc's layout:
+/// every field starts at offset 0, so a field's address is the union's address. Its bytes are
+/// whatever was last written through any field; the lowering treats it as plain bytes.
+///
+/// Printed as `mir.union <"name", size, align, [type, ...]>`.
+#[pliron_type(
+    name = "mir.union",
+    format = "`<` $name `, ` $size `, ` $align `, ` `[` vec($fields, CharSpace(`,`)) `]` `>`"
+)]
+#[derive(Hash, PartialEq, Eq, Debug)]
+pub struct UnionType {
+    name: String,
+    size: u64,
+    align: u64,
+    fields: Vec<TypeHandle>,
+}
+
+impl UnionType {
+    /// Get the union type named `name` (informative only) with rustc's `size` and `align` in
+    /// bytes and its `fields` in declaration order.
+    pub fn get(
+        ctx: &Context,
+        name: impl Into<String>,
+        size: u64,
+        align: u64,
+        fields: Vec<TypeHandle>,
+    ) -> TypedHandle<Self> {
+        Type::instantiate(
+            UnionType {
+                name: name.into(),
+                size,
+                align,
+                fields,
+            },
+            ctx,
+        )
+    }
+
+    /// The (informative) name of the Rust type.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The alignment in bytes.
+    pub fn align(&self) -> u64 {
+        self.align
+    }
+
+    /// The field types in declaration order.
+    pub fn fields(&self) -> &[TypeHandle] {
+        &self.fields
+    }
+
+    /// The type of field `idx`, if there is one.
+    pub fn field(&self, idx: usize) -> Option<TypeHandle> {
+        self.fields.get(idx).copied()
+    }
+}
+
+impl Verify for UnionType {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        let fields: Vec<FieldLayout> = self
+            .fields
+            .iter()
+            .map(|&ty| FieldLayout::new(ty, 0))
+            .collect();
+        verify_aggregate(ctx, &self.name, self.size, self.align, &fields)
     }
 }
 
@@ -723,6 +798,12 @@ pub fn layout_of(ctx: &Context, ty: TypeHandle) -> Option<Layout> {
         return Some(Layout {
             size: enum_ty.size(),
             align: enum_ty.align(),
+        });
+    }
+    if let Some(union_ty) = ty_ref.downcast_ref::<UnionType>() {
+        return Some(Layout {
+            size: union_ty.size(),
+            align: union_ty.align(),
         });
     }
     None

@@ -7,7 +7,7 @@ use dialect_mir::{
     ops::*,
     types::{
         ArrayType, DisjointSliceType, EnumTag, EnumType, EnumVariant, FieldLayout, PtrType,
-        SliceType, bool_type, usize_type,
+        SliceType, UnionType, bool_type, usize_type,
     },
 };
 use pliron::{
@@ -326,4 +326,49 @@ fn dead_pure_ops_are_removed_by_dce() {
         text.contains("mir.store"),
         "stores have side effects:\n{text}"
     );
+}
+
+#[test]
+fn raw_memory_select_and_unions() {
+    let ctx = &mut context();
+    let module = module(ctx);
+    let u32_ty = ui(ctx, 32);
+    let u8_ty = ui(ctx, 8);
+    let f32_ty: TypeHandle = FP32Type::get(ctx).into();
+    let usize_ty: TypeHandle = usize_type(ctx).into();
+    let union_ty = UnionType::get(ctx, "U", 4, 4, vec![u32_ty, f32_ty]).into();
+    let ptr_u32: TypeHandle = PtrType::get(ctx, u32_ty, 0).into();
+    let f = func(
+        ctx,
+        module,
+        "raw",
+        vec![ptr_u32, ptr_u32, usize_ty, u8_ty, bool_type(ctx).into()],
+        vec![u32_ty],
+    );
+    let entry = f.entry_block(ctx).unwrap();
+    let arg = |i| entry.deref(ctx).get_argument(i);
+    let (dst, src, n, byte, cond) = (arg(0), arg(1), arg(2), arg(3), arg(4));
+    let mut b = Builder::at_end(entry);
+
+    b.add(CopyNonOverlappingOp::new(ctx, dst, src, n, false), ctx);
+    let copy = b.add(CopyOp::new(ctx, dst, src, n, true), ctx);
+    assert!(copy.is_volatile(ctx));
+    b.add(WriteBytesOp::new(ctx, dst, byte, n, false), ctx);
+    let x = b.add(VolatileLoadOp::new(ctx, src, 1), ctx);
+    assert_eq!(x.align(ctx), 1);
+    let x = x.result(ctx);
+    b.add(VolatileStoreOp::new(ctx, x, dst, 4), ctx);
+
+    let slot = b.add(AllocaOp::new(ctx, union_ty), ctx).result(ctx);
+    let as_f32 = b.add(FieldAddrOp::new(ctx, slot, 1), ctx).result(ctx);
+    let one = b.add(ConstantOp::new_f32(ctx, 1.0), ctx).result(ctx);
+    b.add(StoreOp::new(ctx, one, as_f32), ctx);
+    let as_u32 = b.add(FieldAddrOp::new(ctx, slot, 0), ctx).result(ctx);
+    let bits = b.add(LoadOp::new(ctx, as_u32), ctx).result(ctx);
+    let chosen = b.add(SelectOp::new(ctx, cond, bits, x), ctx).result(ctx);
+    b.add(ReturnOp::new(ctx, Some(chosen)), ctx);
+
+    verify(ctx, module.get_operation());
+    insta::assert_snapshot!(print(ctx, module.get_operation()));
+    assert_roundtrip(ctx, module.get_operation());
 }

@@ -76,6 +76,14 @@ fn samples(ctx: &Context) -> Vec<TypeHandle> {
         option_ref(ctx),
         unit_enum.into(),
         StructType::get(ctx, "Empty", 0, 1, vec![]).into(),
+        UnionType::get(
+            ctx,
+            "MaybeUninit<f32>",
+            4,
+            4,
+            vec![StructType::get(ctx, "()", 0, 1, vec![]).into(), f32_ty],
+        )
+        .into(),
     ]
 }
 
@@ -137,6 +145,7 @@ fn layouts() {
     assert_eq!(layout(types[2]), Some((16, 8)), "disjoint slice");
     assert_eq!(layout(types[3]), Some((64, 2)), "array of 16 4-byte tuples");
     assert_eq!(layout(types[5]), Some((8, 8)), "Option<&u8>");
+    assert_eq!(layout(types[8]), Some((4, 4)), "MaybeUninit<f32>");
     assert_eq!(
         layout(pliron::builtin::types::UnitType::get(ctx).into()),
         None
@@ -183,6 +192,10 @@ fn malformed_layouts_fail_to_verify() {
             StructType::get(ctx, "Overflow", 4, 4, vec![FieldLayout::new(u32_ty, 2)]).into(),
         ),
         type_error(ctx, StructType::get(ctx, "BadAlign", 6, 3, vec![]).into()),
+        type_error(
+            ctx,
+            UnionType::get(ctx, "TooSmall", 2, 2, vec![u32_ty]).into(),
+        ),
         type_error(ctx, StructType::get(ctx, "Ragged", 6, 4, vec![]).into()),
         type_error(
             ctx,

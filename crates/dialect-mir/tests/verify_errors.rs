@@ -245,6 +245,48 @@ fn ill_typed_ops_fail_to_verify() {
                 "      ^entry():\n        mir.return",
             )]),
         ),
+        (
+            "select condition",
+            in_f(&format!(
+                "        r = mir.select a, a, b : {SI32};\n        mir.return"
+            )),
+        ),
+        (
+            "select arms",
+            in_f(&format!(
+                "        c = mir.eq a, b : builtin.integer i1;\n        \
+                 r = mir.select c, a, u : {SI32};\n        mir.return"
+            )),
+        ),
+        (
+            "copy between pointees",
+            in_f(&format!(
+                "        p = mir.alloca {SI32};\n        q = mir.alloca {UI32};\n        \
+                 n = mir.undef : builtin.integer ui64;\n        \
+                 mir.copy p, q, n volatile false;\n        mir.return"
+            )),
+        ),
+        (
+            "write_bytes byte",
+            in_f(&format!(
+                "        p = mir.alloca {SI32};\n        n = mir.undef : builtin.integer ui64;\n        \
+                 mir.write_bytes p, a, n volatile false;\n        mir.return"
+            )),
+        ),
+        (
+            "volatile_load alignment",
+            in_f(&format!(
+                "        p = mir.alloca {SI32};\n        \
+                 r = mir.volatile_load p align 3 : {SI32};\n        mir.return"
+            )),
+        ),
+        (
+            "volatile_store value",
+            in_f(&format!(
+                "        p = mir.alloca {SI32};\n        mir.volatile_store *p = u align 4;\n        \
+                 mir.return"
+            )),
+        ),
     ];
     let report: Vec<String> = cases
         .iter()

@@ -222,9 +222,9 @@ fn exe(name: &str) -> String {
 }
 
 /// Compile the textual LLVM IR `ll_text` to PTX for `target` (`"sm_90"`): `opt -O3` when
-/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>`. Returns the PTX text. A module
-/// with libdevice linked in (it calls `__nvvm_reflect`) gets libdevice's IEEE settings
-/// ([crate::libdevice::REFLECT_FLAGS]).
+/// available, then `llc -O3 -march=nvptx64 -mcpu=<target>` (with 128-bit float conversions
+/// expanded). Returns the PTX text. A module with libdevice linked in (it calls
+/// `__nvvm_reflect`) gets libdevice's IEEE settings ([crate::libdevice::REFLECT_FLAGS]).
 pub fn compile_to_ptx(
     ll_text: &str,
     target: &str,
@@ -267,8 +267,14 @@ pub fn compile_to_ptx(
         llc_input = optimised;
     }
     let ptx = dir.path.join("module.ptx");
-    let mut args: Vec<&std::ffi::OsStr> =
-        vec![level.as_ref(), "-march=nvptx64".as_ref(), cpu.as_ref()];
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        level.as_ref(),
+        "-march=nvptx64".as_ref(),
+        // Conversions between floats and integers wider than 64 bits (`i128 as f64`) have no
+        // NVPTX instruction: this makes llc expand them into integer code.
+        "-expand-fp-convert-bits=64".as_ref(),
+        cpu.as_ref(),
+    ];
     args.extend(reflect.iter().map(std::ffi::OsStr::new));
     let ptx_feature = options
         .ptx_isa

@@ -5,7 +5,8 @@
 //! verification, `pliron::opts::mem2reg`, lowering (`mir-lower`), export to LLVM IR and `llc`
 //! (`llvm-export`). [`naming`] decides the symbol of every device function, for definitions
 //! and call sites alike; [`intrinsics`] lists the `cuda_device` functions that become GPU
-//! instructions instead of calls.
+//! instructions instead of calls, [`core_shims`] the functions of `core` replaced by device
+//! versions.
 
 #![feature(rustc_private)]
 
@@ -16,6 +17,7 @@ extern crate rustc_middle;
 extern crate rustc_public;
 extern crate rustc_public_bridge;
 
+pub mod core_shims;
 pub mod intrinsics;
 pub mod naming;
 mod pipeline;

@@ -11,6 +11,8 @@
 //!   its definition comes from outside Rust.
 //! - Anything else (generic instances, closures, compiler shims) takes its mangled symbol, which
 //!   is unique and already a valid identifier.
+//! - A function of `core` with a device version ([`crate::core_shims`]) takes the device
+//!   version's symbol.
 //!
 //! Statics are named the same way ([`static_symbol`]); the other globals, which have no Rust
 //! name, are `__oxide_const_N`.
@@ -27,7 +29,12 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     if let Some(base) = reserved_oxide_symbols::device_extern_base_name(&path) {
         return base.to_owned();
     }
-    let plain = instance.kind == InstanceKind::Item && instance.args().0.is_empty();
+    if let Some(symbol) = crate::core_shims::shim_for(&path).and_then(path_symbol) {
+        return symbol;
+    }
+    // An intrinsic with a fallback body is called under the symbol of that body.
+    let item_like = matches!(instance.kind, InstanceKind::Item | InstanceKind::Intrinsic);
+    let plain = item_like && instance.args().0.is_empty();
     match plain.then(|| path_symbol(&path)).flatten() {
         Some(symbol) => symbol,
         None => instance.mangled_name(),

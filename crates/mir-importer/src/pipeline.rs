@@ -81,6 +81,8 @@ pub enum PipelineError {
     Translation {
         /// The function being translated.
         function: String,
+        /// Its position in the functions given to [run_pipeline].
+        index: usize,
         /// What went wrong, and where.
         #[source]
         source: TranslationError,
@@ -252,7 +254,7 @@ fn translate_module(
     let mut types = TypeTranslator::default();
     let mut globals = GlobalRegistry::new(module_block);
     let mut rustc_mir = String::new();
-    for function in functions {
+    for (index, function) in functions.iter().enumerate() {
         let Some(body) = function.instance.body() else {
             return Err(PipelineError::NoBody {
                 function: function.instance.name(),
@@ -270,12 +272,16 @@ fn translate_module(
             overflow_checks: config.overflow_checks,
             target,
         };
-        translator::translate_function(ctx, module_block, function, &body, fcx).map_err(
-            |source| PipelineError::Translation {
+        if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
+        {
+            // The MIR up to the failing function helps to see why it failed.
+            dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
+            return Err(PipelineError::Translation {
                 function: reserved_oxide_symbols::strip_all_reserved(&function.instance.name()),
+                index,
                 source,
-            },
-        )?;
+            });
+        }
     }
     dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
     Ok(module)

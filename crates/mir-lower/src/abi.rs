@@ -19,8 +19,8 @@
 use dialect_mir::{
     ops::{IntCastOp, MakeSliceOp, PtrCastOp, UndefOp, slice_elem},
     types::{
-        ArrayType, EnumType, PtrType, StructType, is_bool, is_float, is_ptr, is_rust_int,
-        layout_of, usize_type,
+        ArrayType, EnumType, PtrType, StructType, UnionType, is_bool, is_float, is_ptr,
+        is_rust_int, layout_of, usize_type,
     },
 };
 use kernel_abi::{ParamKind, Slot, slots};
@@ -58,8 +58,10 @@ pub fn try_kernel_param_kind(ctx: &Context, ty: TypeHandle) -> Option<ParamKind>
         return Some(ParamKind::Scalar { size });
     }
     let ty_ref = ty.deref(ctx);
-    let aggregate =
-        ty_ref.is::<StructType>() || ty_ref.is::<ArrayType>() || ty_ref.is::<EnumType>();
+    let aggregate = ty_ref.is::<StructType>()
+        || ty_ref.is::<ArrayType>()
+        || ty_ref.is::<EnumType>()
+        || ty_ref.is::<UnionType>();
     if !aggregate {
         return None;
     }
@@ -71,7 +73,7 @@ pub fn try_kernel_param_kind(ctx: &Context, ty: TypeHandle) -> Option<ParamKind>
 }
 
 /// The [ParamKind] of a kernel parameter of `mir` type `ty`: slices and disjoint slices are
-/// `Slice`; integers, `bool`, floats and pointers `Scalar`; structs, arrays and enums
+/// `Slice`; integers, `bool`, floats and pointers `Scalar`; structs, arrays, enums and unions
 /// `Aggregate`, or `ZeroSized` when they have no bytes.
 ///
 /// Panics if `ty` is not a `mir` value type (see [try_kernel_param_kind]).

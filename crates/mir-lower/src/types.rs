@@ -4,11 +4,12 @@
 //! [memory_type] (used for slots, loads, stores, element types and aggregate fields) differs
 //! from [value_type] there. Aggregates keep rustc's layout exactly: structs become literal
 //! structs in offset order with explicit `[k x i8]` padding (packed when LLVM's natural
-//! alignment would move a field), enums an opaque blob of their size and alignment.
+//! alignment would move a field), enums an opaque blob of their size and alignment, unions an
+//! array of their bytes.
 
 use dialect_mir::types::{
     ArrayType, DisjointSliceType, DynPtrType, EnumType, Layout, PtrType, SliceType, StructType,
-    layout_of,
+    UnionType, layout_of,
 };
 use pliron::{
     builtin::{
@@ -69,6 +70,7 @@ pub fn needs_conversion(ctx: &Context, ty: TypeHandle) -> bool {
         || ty_ref.is::<ArrayType>()
         || ty_ref.is::<StructType>()
         || ty_ref.is::<EnumType>()
+        || ty_ref.is::<UnionType>()
         || ty_ref.is::<FunctionType>()
 }
 
@@ -150,6 +152,9 @@ pub fn value_type(ctx: &Context, ty: TypeHandle) -> Result<TypeHandle, OpError> 
     if let Some(enum_ty) = ty_ref.downcast_ref::<EnumType>() {
         return Ok(enum_blob(ctx, enum_ty.size(), enum_ty.align()));
     }
+    if let Some(union_ty) = ty_ref.downcast_ref::<UnionType>() {
+        return Ok(union_bytes(ctx, union_ty.size()));
+    }
     if let Some(func_ty) = ty_ref.downcast_ref::<FunctionType>() {
         let (args, results) = (func_ty.arg_types(), func_ty.res_types());
         drop(ty_ref);
@@ -176,6 +181,16 @@ pub fn enum_blob(ctx: &Context, size: u64, align: u64) -> TypeHandle {
     let unit = align.clamp(1, 16);
     let elem = int_type(ctx, (unit * 8) as u32);
     LlvmArrayType::get(ctx, elem, size / unit).into()
+}
+
+/// A union of `size` bytes: `[size x i8]`, or `{}` when empty. Bytes, not wider integers: a
+/// union (a `MaybeUninit`) may be partly uninitialised, and a wider integer holding one
+/// uninitialised byte would poison its initialised neighbours when loaded.
+pub fn union_bytes(ctx: &Context, size: u64) -> TypeHandle {
+    if size == 0 {
+        return LlvmStructType::get_unnamed(ctx, (vec![], StructLayout::Unpacked)).into();
+    }
+    LlvmArrayType::get(ctx, int_type(ctx, 8), size).into()
 }
 
 /// The LLVM function type of a function with `args` and zero or one `results`.

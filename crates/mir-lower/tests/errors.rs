@@ -72,25 +72,6 @@ fn calling_a_kernel() {
 }
 
 #[test]
-fn wide_integer_to_float() {
-    let ctx = &mut context();
-    let m = module(ctx);
-    let (u128_, f32_) = (ui(ctx, 128), f32t(ctx));
-    let (_, entry, args) = func(ctx, m, "convert", &[("x", u128_)], vec![f32_], false);
-    let mut b = B::new(ctx, entry);
-    let f = b.val(|ctx| IntToFloatOp::new(ctx, args[0], f32_));
-    b.op(|ctx| ReturnOp::new(ctx, Some(f)));
-    let err = lowering_error(ctx, m);
-    let message = err.to_string();
-    assert!(
-        message.starts_with("in function `convert`: cannot lower `")
-            && message.contains("mir.int_to_float")
-            && message.contains("128-bit integer and a float"),
-        "{message}"
-    );
-}
-
-#[test]
 fn overlapping_struct_fields() {
     let ctx = &mut context();
     let m = module(ctx);

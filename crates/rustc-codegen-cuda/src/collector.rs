@@ -10,7 +10,6 @@
 use std::collections::VecDeque;
 
 use reserved_oxide_symbols::ReservedKind;
-use rustc_data_structures::fx::FxHashMap;
 use rustc_data_structures::fx::FxHashSet;
 use rustc_hir::def::DefKind;
 use rustc_middle::mir::interpret::{AllocId, GlobalAlloc, Scalar};
@@ -33,6 +32,9 @@ pub struct DeviceFunction<'tcx> {
     pub instance: Instance<'tcx>,
     /// Whether it is a GPU entry point.
     pub is_kernel: bool,
+    /// The function (its index in the collected list) whose call first reached this one, and
+    /// where that call is; `None` for a root.
+    pub caller: Option<(usize, Span)>,
 }
 
 /// The device roots of the crate being compiled.
@@ -64,6 +66,10 @@ pub struct ForbiddenCall<'tcx> {
     pub span: Span,
     /// The chain of calls from a root to the forbidden function, root first, callee last.
     pub chain: Vec<Instance<'tcx>>,
+    /// The index of the calling function in `collected`.
+    pub caller: usize,
+    /// The functions collected until then.
+    pub collected: Vec<DeviceFunction<'tcx>>,
 }
 
 /// Scans the crate's mono items for reserved names. The result is sorted by symbol so that
@@ -103,33 +109,35 @@ pub fn collect_device_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     roots: &DeviceRoots<'tcx>,
 ) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
-    let mut collected = Vec::new();
-    // Each reached instance, with the instance that first called it.
-    let mut caller_of: FxHashMap<Instance<'tcx>, Option<Instance<'tcx>>> = FxHashMap::default();
+    let mut collected: Vec<DeviceFunction<'tcx>> = Vec::new();
+    let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::default();
     let mut worklist = VecDeque::new();
-    for &kernel in &roots.kernels {
-        if caller_of.insert(kernel, None).is_none() {
-            worklist.push_back((kernel, true));
-        }
-    }
-    for &device in &roots.device_functions {
-        if caller_of.insert(device, None).is_none() {
-            worklist.push_back((device, false));
+    let roots = roots
+        .kernels
+        .iter()
+        .map(|&k| (k, true))
+        .chain(roots.device_functions.iter().map(|&d| (d, false)));
+    for (root, is_kernel) in roots {
+        if seen.insert(root) {
+            worklist.push_back(DeviceFunction {
+                instance: root,
+                is_kernel,
+                caller: None,
+            });
         }
     }
 
-    while let Some((instance, is_kernel)) = worklist.pop_front() {
-        collected.push(DeviceFunction {
-            instance,
-            is_kernel,
-        });
+    while let Some(function) = worklist.pop_front() {
+        let index = collected.len();
+        collected.push(function);
+        let instance = function.instance;
         if !has_mir(tcx, instance) {
             // No body to walk: the device pipeline reports the missing MIR for this function.
             continue;
         }
         let body = tcx.instance_mir(instance.def);
         for (callee, span, how) in callees(tcx, instance, body) {
-            if caller_of.contains_key(&callee) {
+            if seen.contains(&callee) {
                 continue;
             }
             match (rule_for(tcx, callee), how) {
@@ -138,8 +146,12 @@ pub fn collect_device_functions<'tcx>(
                 // like any other. Intrinsic stubs have no address; the importer says so.
                 (CalleeRule::Collect, _)
                 | (CalleeRule::Panic | CalleeRule::UbCheck, Use::Address) => {
-                    caller_of.insert(callee, Some(instance));
-                    worklist.push_back((callee, false));
+                    seen.insert(callee);
+                    worklist.push_back(DeviceFunction {
+                        instance: callee,
+                        is_kernel: false,
+                        caller: Some((index, span)),
+                    });
                 }
                 (
                     CalleeRule::IntrinsicStub
@@ -150,25 +162,51 @@ pub fn collect_device_functions<'tcx>(
                     _,
                 ) => {}
                 (CalleeRule::Forbidden { reason }, _) => {
-                    let mut chain = vec![callee, instance];
-                    let mut cursor = instance;
-                    while let Some(Some(caller)) = caller_of.get(&cursor) {
-                        chain.push(*caller);
-                        cursor = *caller;
-                    }
-                    chain.reverse();
+                    let mut chain = call_chain(&collected, index);
+                    chain.push(callee);
                     return Err(Box::new(ForbiddenCall {
                         callee,
                         crate_name: tcx.crate_name(callee.def_id().krate).to_string(),
                         reason,
                         span,
                         chain,
+                        caller: index,
+                        collected,
                     }));
                 }
             }
         }
     }
     Ok(collected)
+}
+
+/// The functions from a root to `collected[index]`, root first.
+pub fn call_chain<'tcx>(collected: &[DeviceFunction<'tcx>], index: usize) -> Vec<Instance<'tcx>> {
+    let mut chain = vec![collected[index].instance];
+    let mut cursor = index;
+    while let Some((caller, _)) = collected[cursor].caller {
+        chain.push(collected[caller].instance);
+        cursor = caller;
+    }
+    chain.reverse();
+    chain
+}
+
+/// Where the user's own code leads to `collected[index]`: the last call on the way from a root
+/// that is made from a function of the crate being compiled (the deepest point of the chain
+/// that the user wrote). `None` when `collected[index]` is itself in that crate, or nothing on
+/// the way is.
+pub fn user_call_site(collected: &[DeviceFunction<'_>], index: usize) -> Option<Span> {
+    let is_local = |i: usize| collected[i].instance.def_id().is_local();
+    let mut cursor = index;
+    while !is_local(cursor) {
+        let (caller, span) = collected[cursor].caller?;
+        if is_local(caller) {
+            return Some(span);
+        }
+        cursor = caller;
+    }
+    None
 }
 
 /// The fully qualified path of a function, crate name first (`app::helpers::square`).
@@ -498,7 +536,11 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                 if let ty::FnDef(def_id, args) = *callee_ty.kind()
                     && let Ok(Some(callee)) = Instance::try_resolve(tcx, typing_env, def_id, args)
                 {
-                    self.out.push((callee, span, Use::Call));
+                    self.out.push((
+                        with_device_version(tcx, with_fallback_body(tcx, callee)),
+                        span,
+                        Use::Call,
+                    ));
                 }
             }
             TerminatorKind::Drop { place, .. } => {
@@ -513,4 +555,58 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
         }
         self.super_terminator(terminator, location);
     }
+}
+
+/// An intrinsic that device code implements with `core`'s fallback body (see
+/// `mir_importer::translator::core_intrinsic`) becomes that body, an ordinary function to
+/// collect; any other instance is returned as it is.
+fn with_fallback_body<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Instance<'tcx> {
+    use mir_importer::translator::core_intrinsic::{Decision, decision};
+    let InstanceKind::Intrinsic(def_id) = instance.def else {
+        return instance;
+    };
+    let Some(intrinsic) = tcx.intrinsic(def_id) else {
+        return instance;
+    };
+    if decision(intrinsic.name.as_str()) == Some(Decision::Fallback)
+        && !intrinsic.must_be_overridden
+    {
+        Instance::new_raw(def_id, instance.args)
+    } else {
+        instance
+    }
+}
+
+/// A function of `core` that `core` ships without MIR and cuda-device replaces
+/// (`mir_importer::core_shims`) becomes its device version; any other instance is returned as
+/// it is.
+fn with_device_version<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Instance<'tcx> {
+    let InstanceKind::Item(def_id) = instance.def else {
+        return instance;
+    };
+    mir_importer::core_shims::shim_for(&fqdn(tcx, def_id))
+        .and_then(|shim| def_id_of_path(tcx, shim))
+        .map_or(instance, |shim| Instance::mono(tcx, shim))
+}
+
+/// The item at `path` (`krate::module::item`) in one of the crates of the build, if it is
+/// there and public.
+fn def_id_of_path(tcx: TyCtxt<'_>, path: &str) -> Option<rustc_hir::def_id::DefId> {
+    let mut segments = path.split("::");
+    let krate = segments.next()?;
+    let crate_num = tcx
+        .crates(())
+        .iter()
+        .copied()
+        .find(|&c| tcx.crate_name(c).as_str() == krate)?;
+    let mut current = crate_num.as_def_id();
+    for segment in segments {
+        current = tcx
+            .module_children(current)
+            .iter()
+            .find(|child| child.ident.name.as_str() == segment)?
+            .res
+            .opt_def_id()?;
+    }
+    Some(current)
 }

@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use mir_importer::{CollectedFunction, PipelineConfig};
-use rustc_middle::ty::TyCtxt;
+use mir_importer::{CollectedFunction, PipelineConfig, PipelineError};
+use rustc_middle::ty::{Instance, TyCtxt};
 use rustc_public::rustc_internal;
 use rustc_span::def_id::LOCAL_CRATE;
 
@@ -43,7 +43,7 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             );
         }
         if let Some(clash) = first_duplicate_export_name(&functions) {
-            return Err(clash);
+            return Err(DeviceError::Message(clash));
         }
         if roots.kernels.is_empty() {
             return Ok(None);
@@ -62,17 +62,27 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
         let output =
             catch_internal_error(|| mir_importer::run_pipeline(&functions, &pipeline_config))
                 .map_err(|bug| {
-                    format!(
+                    DeviceError::Message(format!(
                         "internal error in cuda-oxide while compiling the device code of crate \
-                     `{crate_name}`: {bug}. This is a bug in cuda-oxide; please report it with \
-                     the kernel that triggers it"
-                    )
+                         `{crate_name}`: {bug}. This is a bug in cuda-oxide; please report it with \
+                         the kernel that triggers it"
+                    ))
                 })?
                 .map_err(|e| {
                     if let Some(requirement) = e.missing_libdevice() {
                         report_missing_libdevice(requirement);
                     }
-                    format!("device code of crate `{crate_name}`: {e}")
+                    let message = format!("device code of crate `{crate_name}`: {e}");
+                    match e {
+                        PipelineError::Translation { index, source, .. } => {
+                            DeviceError::Translation {
+                                index,
+                                message,
+                                span: source.span.map(|span| rustc_internal::internal(tcx, span)),
+                            }
+                        }
+                        _ => DeviceError::Message(message),
+                    }
                 })?;
         if config.verbose {
             for (stage, time) in &output.timings {
@@ -95,7 +105,12 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
     }
     match result {
         Ok(Ok(ptx)) => ptx,
-        Ok(Err(message)) => tcx.dcx().fatal(message),
+        Ok(Err(DeviceError::Message(message))) => tcx.dcx().fatal(message),
+        Ok(Err(DeviceError::Translation {
+            index,
+            message,
+            span,
+        })) => report_translation_error(tcx, &collected, index, &message, span),
         Err(e) => tcx
             .dcx()
             .fatal(format!("cuda-oxide could not start rustc_public: {e:?}")),
@@ -109,6 +124,63 @@ fn report_missing_libdevice(pip_requirement: &str) {
     if let Some(path) = std::env::var_os("CUDA_OXIDE_REPORT_MISSING_LIBDEVICE") {
         let _ = std::fs::write(path, pip_requirement);
     }
+}
+
+/// Why the device path stopped.
+enum DeviceError {
+    /// A message without a place in the user's code.
+    Message(String),
+    /// A construct of the collected function `index` that cannot be translated, at `span`.
+    Translation {
+        index: usize,
+        message: String,
+        span: Option<rustc_span::Span>,
+    },
+}
+
+/// Stops the build at the user's line that leads to an untranslatable construct: the construct
+/// itself when it is in the crate being compiled, otherwise the user's call that reaches the
+/// function holding it (in `core` or a dependency), with the chain of calls from the kernel.
+fn report_translation_error<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    collected: &[DeviceFunction<'tcx>],
+    index: usize,
+    message: &str,
+    span: Option<rustc_span::Span>,
+) -> ! {
+    let in_user_code = collected[index].instance.def_id().is_local();
+    let primary = if in_user_code {
+        span
+    } else {
+        collector::user_call_site(collected, index).or(span)
+    };
+    let chain = describe_chain(tcx, &collector::call_chain(collected, index));
+    let mut diagnostic = match primary {
+        Some(primary) => tcx.dcx().struct_span_fatal(primary, message.to_owned()),
+        None => tcx.dcx().struct_fatal(message.to_owned()),
+    };
+    if !in_user_code {
+        diagnostic = diagnostic.with_note(format!(
+            "the construct is in `{}`; device code reached it through:\n    {chain}",
+            collector::instance_path(tcx, collected[index].instance)
+        ));
+    }
+    diagnostic.emit()
+}
+
+/// A chain of calls, one `path` (crate) per line.
+fn describe_chain<'tcx>(tcx: TyCtxt<'tcx>, chain: &[Instance<'tcx>]) -> String {
+    chain
+        .iter()
+        .map(|i| {
+            format!(
+                "`{}` ({})",
+                collector::instance_path(tcx, *i),
+                tcx.crate_name(i.def_id().krate)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n    -> ")
 }
 
 /// Runs `f`, turning a panic inside it into an error message (where and what), so that a bug in
@@ -220,31 +292,32 @@ fn format_duration(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Stops the build with the forbidden call, where it is, and how the kernel reached it.
+/// Stops the build with the forbidden call, at the user's line that leads to it (the call
+/// itself when the user wrote it), and how the kernel reached it.
 fn report_forbidden_call<'tcx>(tcx: TyCtxt<'tcx>, call: &ForbiddenCall<'tcx>) -> ! {
     let callee = collector::instance_path(tcx, call.callee);
-    let chain = call
-        .chain
-        .iter()
-        .map(|i| {
-            format!(
-                "`{}` ({})",
-                collector::instance_path(tcx, *i),
-                tcx.crate_name(i.def_id().krate)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n    -> ");
-    tcx.dcx()
+    let caller_is_local = call.collected[call.caller].instance.def_id().is_local();
+    let primary = if caller_is_local {
+        call.span
+    } else {
+        collector::user_call_site(&call.collected, call.caller).unwrap_or(call.span)
+    };
+    let mut diagnostic = tcx
+        .dcx()
         .struct_span_fatal(
-            call.span,
+            primary,
             format!(
                 "cuda-oxide: forbidden crate in device code: `{callee}` is in crate `{}`",
                 call.crate_name
             ),
         )
         .with_note(format!("{}, so it cannot run on the GPU", call.reason))
-        .with_note(format!("device code reached it through:\n    {chain}"))
-        .with_help(ALLOWED_CRATES_HELP)
-        .emit()
+        .with_note(format!(
+            "device code reached it through:\n    {}",
+            describe_chain(tcx, &call.chain)
+        ));
+    if !caller_is_local {
+        diagnostic = diagnostic.with_span_note(call.span, "the forbidden call is here");
+    }
+    diagnostic.with_help(ALLOWED_CRATES_HELP).emit()
 }

@@ -472,3 +472,74 @@ impl Verify for CmpOp {
 }
 
 no_side_effects!(CmpOp);
+
+/// `cond ? a : b` without a branch (`intrinsics::select_unpredictable`, `bool::select_unpredictable`);
+/// `a` and `b` may have any value type.
+///
+/// Printed as `r = mir.select cond, a, b : T`.
+///
+/// | operand / result | type |
+/// |---------|------|
+/// | `cond` | `i1` |
+/// | `a`, `b`, `res` | `T` |
+#[pliron_op(
+    name = "mir.select",
+    format = "$0 `, ` $1 `, ` $2 ` : ` type($0)",
+    interfaces = [NOpdsInterface<3>, OneResultInterface]
+)]
+pub struct SelectOp;
+
+impl SelectOp {
+    /// `cond ? a : b`; the result has the type of `a`.
+    pub fn new(ctx: &mut Context, cond: Value, a: Value, b: Value) -> Self {
+        let ty = a.get_type(ctx);
+        let op = Operation::new(
+            ctx,
+            Self::get_concrete_op_info(),
+            vec![ty],
+            vec![cond, a, b],
+            vec![],
+            0,
+        );
+        Self { op }
+    }
+
+    /// The condition.
+    pub fn cond(&self, ctx: &Context) -> Value {
+        opd(self, ctx, 0)
+    }
+
+    /// The value when the condition holds.
+    pub fn when_true(&self, ctx: &Context) -> Value {
+        opd(self, ctx, 1)
+    }
+
+    /// The value otherwise.
+    pub fn when_false(&self, ctx: &Context) -> Value {
+        opd(self, ctx, 2)
+    }
+
+    /// The result.
+    pub fn result(&self, ctx: &Context) -> Value {
+        res(self, ctx, 0)
+    }
+}
+
+impl Verify for SelectOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        let cond = opd_ty(self, ctx, 0);
+        expect_type(
+            self,
+            ctx,
+            is_bool(ctx, cond),
+            "operand 0 (condition)",
+            "i1",
+            cond,
+        )?;
+        let ty = opd_ty(self, ctx, 1);
+        expect_type_eq(self, ctx, "operand 2", ty, opd_ty(self, ctx, 2))?;
+        expect_type_eq(self, ctx, "result", ty, res_ty(self, ctx, 0))
+    }
+}
+
+no_side_effects!(SelectOp);

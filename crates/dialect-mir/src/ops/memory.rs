@@ -39,7 +39,7 @@ use super::{
 };
 use crate::{
     attributes::IndexAttr,
-    types::{ADDRSPACE_GENERIC, ArrayType, PtrType, StructType, usize_type},
+    types::{ADDRSPACE_GENERIC, ArrayType, PtrType, StructType, UnionType, usize_type},
 };
 
 /// The `mir.ptr` type of `ty`, if it is one: `(pointee, address space)`.
@@ -75,7 +75,12 @@ pub(crate) fn expect_ptr_result(
 }
 
 /// Check that operand `idx` of `op` is a 64-bit integer (an index or an element count).
-fn expect_index_operand(op: &dyn Op, ctx: &Context, idx: usize, what: &str) -> Result<()> {
+pub(crate) fn expect_index_operand(
+    op: &dyn Op,
+    ctx: &Context,
+    idx: usize,
+    what: &str,
+) -> Result<()> {
     let ty = opd_ty(op, ctx, idx);
     let ok = ty
         .deref(ctx)
@@ -393,9 +398,10 @@ impl PromotableOpInterface for StoreOp {
     }
 }
 
-/// The address of a field of the struct (tuple, closure), `mir.disjoint_slice` or `mir.slice`
-/// that `base` points to; `field` is the declaration-order index (for the slices, 0 is the data
-/// pointer `mir.ptr<T, 0>` and 1 the `ui64` length).
+/// The address of a field of the struct (tuple, closure), union, `mir.disjoint_slice` or
+/// `mir.slice` that `base` points to; `field` is the declaration-order index (for the slices, 0
+/// is the data pointer `mir.ptr<T, 0>` and 1 the `ui64` length; every field of a union is at
+/// the union's address).
 ///
 /// Printed as `f = mir.field_addr p field N : mir.ptr<F, AS>`.
 ///
@@ -415,6 +421,9 @@ pub struct FieldAddrOp;
 pub fn field_type(ctx: &Context, ty: TypeHandle, idx: usize) -> Option<TypeHandle> {
     if let Some(struct_ty) = ty.deref(ctx).downcast_ref::<StructType>() {
         return struct_ty.field(idx).map(|field| field.ty);
+    }
+    if let Some(union_ty) = ty.deref(ctx).downcast_ref::<UnionType>() {
+        return union_ty.field(idx);
     }
     let elem = slice_elem(ctx, ty)?;
     match idx {
@@ -478,7 +487,7 @@ impl Verify for FieldAddrOp {
                 ctx,
                 false,
                 "operand",
-                &format!("a pointer to a struct or slice with a field {field}"),
+                &format!("a pointer to a struct, union or slice with a field {field}"),
                 base_ty,
             );
         };

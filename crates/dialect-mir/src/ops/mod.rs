@@ -26,6 +26,7 @@ pub mod func;
 pub mod global;
 pub mod math;
 pub mod memory;
+pub mod raw_memory;
 pub mod slice;
 
 pub use arith::*;
@@ -40,6 +41,7 @@ pub use func::*;
 pub use global::*;
 pub use math::*;
 pub use memory::*;
+pub use raw_memory::*;
 pub use slice::*;
 
 /// A verification failure of a `mir` op.

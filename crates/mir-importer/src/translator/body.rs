@@ -1,5 +1,7 @@
 //! A function: signature, slots for locals, blocks, and the walk over them.
 
+use std::collections::HashMap;
+
 use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
@@ -9,10 +11,11 @@ use pliron::identifier::Identifier;
 use pliron::irbuild::inserter::{IRInserter, Inserter};
 use pliron::irbuild::listener::DummyListener;
 use pliron::op::Op;
+use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
 use pliron::value::Value;
 use rustc_public::mir::{Body, Local};
-use rustc_public::ty::Ty;
+use rustc_public::ty::{Span, Ty};
 
 use super::error::{TResult, TranslationError};
 use super::global::GlobalRegistry;
@@ -41,6 +44,10 @@ pub struct FnTranslator<'a> {
     pub(crate) target: dialect_nvvm::Target,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
+    /// The locals that no translated block mentions (those only used on a panic path, such
+    /// as the `&dyn Debug` of `Result::unwrap`'s failure): they get no slot, and their types
+    /// are never translated.
+    pub(crate) unused: Vec<bool>,
     /// The pliron block of each reachable MIR block.
     pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
     /// The MIR blocks from which every path panics (see [panic_bound_blocks]).
@@ -49,6 +56,10 @@ pub struct FnTranslator<'a> {
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
     trap_block: Option<Ptr<BasicBlock>>,
+    /// The span of the statement or terminator being translated.
+    current_span: Option<Span>,
+    /// The span each op was translated from, to point an internal error at the user's code.
+    op_spans: HashMap<Ptr<Operation>, Span>,
 }
 
 impl FnTranslator<'_> {
@@ -110,15 +121,19 @@ pub fn translate_function(
         overflow_checks,
         target,
         slots: vec![],
+        unused: vec![],
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],
         inserter: IRInserter::new_at_block_end(entry),
         func,
         trap_block: None,
+        current_span: None,
+        op_spans: HashMap::new(),
     };
-    fx.emit_slots(&arg_locals, entry)?;
     fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
+    fx.unused = fx.unused_locals(arg_locals.len());
+    fx.emit_slots(&arg_locals, entry)?;
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
 
@@ -132,12 +147,15 @@ pub fn translate_function(
             continue;
         }
         for statement in &block.statements {
+            fx.current_span = Some(statement.span);
             fx.translate_statement(statement)
                 .map_err(|e| e.at(statement.span))?;
         }
+        fx.current_span = Some(block.terminator.span);
         fx.translate_terminator(&block.terminator)
             .map_err(|e| e.at(block.terminator.span))?;
     }
+    fx.verify_ops()?;
     Ok(func)
 }
 
@@ -157,7 +175,11 @@ pub(crate) fn non_zst_type(
 impl FnTranslator<'_> {
     /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
     fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
-        for decl in self.body.locals() {
+        for (local, decl) in self.body.locals().iter().enumerate() {
+            if self.unused[local] {
+                self.slots.push(None);
+                continue;
+            }
             if holds_shared_array(decl.ty) {
                 return Err(TranslationError::unsupported(format!(
                     "a `SharedArray` in a local variable (type `{}`): shared memory is declared \
@@ -192,6 +214,38 @@ impl FnTranslator<'_> {
             self.emit(|ctx| StoreOp::new(ctx, value, target));
         }
         Ok(())
+    }
+
+    /// The locals that no block to translate mentions (the return place and the arguments
+    /// always count as used).
+    fn unused_locals(&self, num_args: usize) -> Vec<bool> {
+        use rustc_public::mir::visit::{Location, MirVisitor, PlaceContext};
+        use rustc_public::mir::{Statement, StatementKind};
+        struct Mentions(Vec<bool>);
+        impl MirVisitor for Mentions {
+            fn visit_local(&mut self, local: &Local, _: PlaceContext, _: Location) {
+                self.0[*local] = true;
+            }
+            fn visit_statement(&mut self, statement: &Statement, location: Location) {
+                // Storage markers translate to nothing: they do not need the local's slot.
+                if !matches!(
+                    statement.kind,
+                    StatementKind::StorageLive(_) | StatementKind::StorageDead(_)
+                ) {
+                    self.super_statement(statement, location);
+                }
+            }
+        }
+        let mut mentions = Mentions(vec![false; self.body.locals().len()]);
+        for local in 0..=num_args {
+            mentions.0[local] = true;
+        }
+        for (index, block) in self.body.blocks.iter().enumerate() {
+            if self.blocks[index].is_some() && !self.panic_bound[index] {
+                mentions.visit_basic_block(block);
+            }
+        }
+        mentions.0.into_iter().map(|used| !used).collect()
     }
 
     /// One pliron block per MIR block reachable from the start without unwind edges (cleanup
@@ -292,6 +346,18 @@ impl FnTranslator<'_> {
         })
     }
 
+    /// A new block without arguments at the end of the function, for control flow that
+    /// the translation itself introduces; its label is `label` and a number unique in the
+    /// function.
+    pub(crate) fn new_block(&mut self, label: &str) -> Ptr<BasicBlock> {
+        let region = self.func.get_region(self.ctx);
+        let number = region.iter(self.ctx).count();
+        let label = Identifier::try_from(format!("{label}{number}")).expect("a valid label");
+        let block = BasicBlock::new(self.ctx, Some(label), vec![]);
+        block.insert_at_back(region, self.ctx);
+        block
+    }
+
     /// A block that traps the kernel: where failed assertions and panics go.
     pub(crate) fn trap_block(&mut self) -> Ptr<BasicBlock> {
         if let Some(block) = self.trap_block {
@@ -309,8 +375,39 @@ impl FnTranslator<'_> {
     /// Builds an op with `build` and appends it at the insertion point.
     pub(crate) fn emit<T: Op>(&mut self, build: impl FnOnce(&mut Context) -> T) -> T {
         let op = build(self.ctx);
-        self.inserter.append_op(self.ctx, &op);
+        self.inserter_append_operation(op.get_operation());
         op
+    }
+
+    /// Appends an already built operation at the insertion point.
+    pub(crate) fn inserter_append_operation(&mut self, op: Ptr<Operation>) {
+        self.inserter.append_operation(self.ctx, op);
+        if let Some(span) = self.current_span {
+            self.op_spans.insert(op, span);
+        }
+    }
+
+    /// Verifies every op of the translated function. The translator means to produce only
+    /// valid dialect-mir, so a failure is a bug: it is reported as an internal error at the
+    /// user's code that produced the op, rather than later, for the whole module, by the
+    /// verifier of the pipeline.
+    fn verify_ops(&self) -> TResult<()> {
+        let region = self.func.get_region(self.ctx);
+        for block in region.iter(self.ctx) {
+            for op in block.iter(self.ctx) {
+                if let Err(error) = pliron::operation::verify_operation(op, self.ctx) {
+                    let bug = TranslationError::internal(format!(
+                        "the dialect-mir translated from this code does not verify: {}",
+                        error.err
+                    ));
+                    return Err(match self.op_spans.get(&op) {
+                        Some(span) => bug.at(*span),
+                        None => bug,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The type of a local.

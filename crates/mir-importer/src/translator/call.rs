@@ -199,7 +199,7 @@ impl FnTranslator<'_> {
     }
 
     /// `mir.call @name(values)` returning `result_ty`.
-    fn emit_call(
+    pub(crate) fn emit_call(
         &mut self,
         name: &str,
         values: Vec<Value>,

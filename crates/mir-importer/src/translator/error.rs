@@ -4,13 +4,37 @@ use rustc_public::ty::Span;
 
 /// Why a function could not be translated to dialect-mir.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not supported in device code: {construct}{}", location_suffix(.location))]
+#[error("{}{construct}{}", kind.prefix(), location_suffix(.location))]
 pub struct TranslationError {
     /// What could not be translated, in words a user recognises ("a call through a `dyn`
     /// trait object", "inline `asm!`").
     pub construct: String,
     /// `file:line:column` of the construct, when MIR has it.
     pub location: Option<String>,
+    /// The construct's span, for diagnostics that show the source.
+    pub span: Option<Span>,
+    /// Whether the construct is unsupported or the translator has a bug.
+    pub kind: ErrorKind,
+}
+
+/// What kind of failure a [TranslationError] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Rust that device code does not support.
+    Unsupported,
+    /// A bug in cuda-oxide (the translation does not verify).
+    Internal,
+}
+
+impl ErrorKind {
+    fn prefix(self) -> &'static str {
+        match self {
+            ErrorKind::Unsupported => "not supported in device code: ",
+            ErrorKind::Internal => {
+                "internal error in cuda-oxide (a bug; please report it with this code): "
+            }
+        }
+    }
 }
 
 fn location_suffix(location: &Option<String>) -> String {
@@ -26,6 +50,16 @@ impl TranslationError {
         Self {
             construct: construct.into(),
             location: None,
+            span: None,
+            kind: ErrorKind::Unsupported,
+        }
+    }
+
+    /// A bug of the translator, described by `what`.
+    pub fn internal(what: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Internal,
+            ..Self::unsupported(what)
         }
     }
 
@@ -33,6 +67,7 @@ impl TranslationError {
     pub fn at(mut self, span: Span) -> Self {
         if self.location.is_none() {
             self.location = Some(describe_span(span));
+            self.span = Some(span);
         }
         self
     }

@@ -7,9 +7,11 @@
 //! statics, vtables, shared memory) its module-level global; [trait_object] builds and reads
 //! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
 //! and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
-//! [core_intrinsic] `core`'s compiler intrinsics, [math] the math ones among them and [atomic]
-//! the atomic ones (and `cuda_device`'s atomic stubs). [types] maps Rust types to dialect-mir
-//! types with rustc's layout; [launch_bounds] reads a kernel's `#[launch_bounds]`.
+//! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
+//! ones among them, [math] the math ones and [atomic] the atomic ones (and `cuda_device`'s
+//! atomic stubs). [types] maps Rust types to dialect-mir types with rustc's layout;
+//! [validity] answers whether a type allows a value (for `mem::zeroed`'s check);
+//! [launch_bounds] reads a kernel's `#[launch_bounds]`.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
 //! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
@@ -27,11 +29,13 @@ pub mod launch_bounds;
 pub mod math;
 pub mod operand;
 pub mod place;
+pub mod raw_memory;
 pub mod rvalue;
 pub mod statement;
 pub mod terminator;
 pub mod trait_object;
 pub mod types;
+pub mod validity;
 
 pub use body::translate_function;
 pub use error::TranslationError;

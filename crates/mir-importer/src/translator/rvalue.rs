@@ -70,6 +70,14 @@ impl FnTranslator<'_> {
                 if let Some(value) = self.single_variant_discriminant(place.ty)? {
                     return Ok(Some(value));
                 }
+                let is_enum = matches!(
+                    place.ty.kind(),
+                    TyKind::RigidTy(RigidTy::Adt(def, _))
+                        if matches!(def.kind(), rustc_public::ty::AdtKind::Enum)
+                );
+                if !is_enum {
+                    unsupported!("the discriminant of `{}`, which is not an enum", place.ty)
+                }
                 match place.thin()? {
                     Some(ptr) => Some(
                         self.emit(|ctx| GetDiscriminantOp::new(ctx, ptr))
@@ -90,23 +98,27 @@ impl FnTranslator<'_> {
     }
 
     /// The discriminant of an enum with a single inhabited variant (a constant: nothing is
-    /// stored for it, and the enum may even be zero-sized), or `None` for other types.
-    fn single_variant_discriminant(&mut self, ty: Ty) -> TResult<Option<Value>> {
+    /// stored for it, and the enum may even be zero-sized), or of an uninhabited enum (any
+    /// constant: no value exists), or `None` for other types.
+    pub(crate) fn single_variant_discriminant(&mut self, ty: Ty) -> TResult<Option<Value>> {
         let TyKind::RigidTy(RigidTy::Adt(def, _)) = ty.kind() else {
             return Ok(None);
         };
         if !matches!(def.kind(), rustc_public::ty::AdtKind::Enum) {
             return Ok(None);
         }
-        let rustc_public::abi::VariantsShape::Single { index } = super::types::layout(ty)?.variants
-        else {
-            return Ok(None);
+        let value = match super::types::layout(ty)?.variants {
+            rustc_public::abi::VariantsShape::Single { index } => {
+                def.discriminant_for_variant(index).val
+            }
+            // No variant is inhabited: no value exists, the code reading one is unreachable.
+            rustc_public::abi::VariantsShape::Empty => 0,
+            rustc_public::abi::VariantsShape::Multiple { .. } => return Ok(None),
         };
         let Some(discr_ty) = ty.kind().discriminant_ty() else {
             return Ok(None);
         };
         let int_ty = self.int_type(discr_ty)?;
-        let value = def.discriminant_for_variant(index).val;
         Ok(Some(
             self.emit(|ctx| ConstantOp::new_int(ctx, int_ty, value))
                 .result(self.ctx),
@@ -147,37 +159,73 @@ impl FnTranslator<'_> {
         let lhs_ty = self.operand_ty(lhs)?;
         let a = self.operand_value(lhs)?;
         let b = self.operand_value(rhs)?;
-        let ctx = &mut *self.ctx;
+        if pointee_is_unsized_slice(lhs_ty) {
+            return self.wide_pointer_comparison(op, a, b);
+        }
         let result = match op {
-            BinOp::Add | BinOp::AddUnchecked => AddOp::new(ctx, a, b).get_operation(),
-            BinOp::Sub | BinOp::SubUnchecked => SubOp::new(ctx, a, b).get_operation(),
-            BinOp::Mul | BinOp::MulUnchecked => MulOp::new(ctx, a, b).get_operation(),
-            BinOp::Div => DivOp::new(ctx, a, b).get_operation(),
-            BinOp::Rem => RemOp::new(ctx, a, b).get_operation(),
-            BinOp::BitXor => BitXorOp::new(ctx, a, b).get_operation(),
-            BinOp::BitAnd => BitAndOp::new(ctx, a, b).get_operation(),
-            BinOp::BitOr => BitOrOp::new(ctx, a, b).get_operation(),
-            BinOp::Eq => EqOp::new(ctx, a, b).get_operation(),
-            BinOp::Ne => NeOp::new(ctx, a, b).get_operation(),
-            BinOp::Lt => LtOp::new(ctx, a, b).get_operation(),
-            BinOp::Le => LeOp::new(ctx, a, b).get_operation(),
-            BinOp::Gt => GtOp::new(ctx, a, b).get_operation(),
-            BinOp::Ge => GeOp::new(ctx, a, b).get_operation(),
-            BinOp::Cmp => CmpOp::new(ctx, a, b).get_operation(),
-            BinOp::Offset => PtrOffsetOp::new(ctx, a, b).get_operation(),
+            BinOp::Cmp => {
+                let cmp = self.emit(|ctx| CmpOp::new(ctx, a, b)).result(self.ctx);
+                let ordering = op.ty(lhs_ty, self.operand_ty(rhs)?);
+                return self.ordering_from_cmp(cmp, ordering);
+            }
             BinOp::Shl | BinOp::ShlUnchecked | BinOp::Shr | BinOp::ShrUnchecked => {
                 let masked = matches!(op, BinOp::Shl | BinOp::Shr);
                 let amount = self.shift_amount(lhs_ty, b, masked)?;
-                let ctx = &mut *self.ctx;
-                if matches!(op, BinOp::Shl | BinOp::ShlUnchecked) {
-                    ShlOp::new(ctx, a, amount).get_operation()
-                } else {
-                    ShrOp::new(ctx, a, amount).get_operation()
-                }
+                super::core_intrinsic::binary_op(self.ctx, op, a, amount)?
             }
+            _ => super::core_intrinsic::binary_op(self.ctx, op, a, b)?,
         };
         self.inserter_append_operation(result);
         Ok(result.deref(self.ctx).get_result(0))
+    }
+
+    /// A comparison of two slice pointers (`*const [T]`), which compares the data pointers
+    /// and then the lengths, as Rust does for wide raw pointers.
+    fn wide_pointer_comparison(&mut self, op: BinOp, a: Value, b: Value) -> TResult<Value> {
+        let parts = |this: &mut Self, v: Value| {
+            let ptr = this.emit(|ctx| SlicePtrOp::new(ctx, v)).result(this.ctx);
+            let len = this.emit(|ctx| SliceLenOp::new(ctx, v)).result(this.ctx);
+            (ptr, len)
+        };
+        let (a_ptr, a_len) = parts(self, a);
+        let (b_ptr, b_len) = parts(self, b);
+        let compare = |this: &mut Self, op: BinOp, x: Value, y: Value| -> TResult<Value> {
+            let built = super::core_intrinsic::binary_op(this.ctx, op, x, y)?;
+            this.inserter_append_operation(built);
+            Ok(built.deref(this.ctx).get_result(0))
+        };
+        match op {
+            BinOp::Eq | BinOp::Ne => {
+                let ptrs = compare(self, op, a_ptr, b_ptr)?;
+                let lens = compare(self, op, a_len, b_len)?;
+                if op == BinOp::Eq {
+                    Ok(self
+                        .emit(|ctx| BitAndOp::new(ctx, ptrs, lens))
+                        .result(self.ctx))
+                } else {
+                    Ok(self
+                        .emit(|ctx| BitOrOp::new(ctx, ptrs, lens))
+                        .result(self.ctx))
+                }
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                // Lexicographic: the pointers decide unless they are equal.
+                let strict = match op {
+                    BinOp::Lt | BinOp::Le => BinOp::Lt,
+                    _ => BinOp::Gt,
+                };
+                let by_ptr = compare(self, strict, a_ptr, b_ptr)?;
+                let same_ptr = compare(self, BinOp::Eq, a_ptr, b_ptr)?;
+                let by_len = compare(self, op, a_len, b_len)?;
+                let tie = self
+                    .emit(|ctx| BitAndOp::new(ctx, same_ptr, by_len))
+                    .result(self.ctx);
+                Ok(self
+                    .emit(|ctx| BitOrOp::new(ctx, by_ptr, tie))
+                    .result(self.ctx))
+            }
+            other => unsupported!("`{other:?}` on slice pointers"),
+        }
     }
 
     /// A shift amount converted to the shifted type; for MIR's plain `Shl`/`Shr` it is taken
@@ -332,6 +380,17 @@ impl FnTranslator<'_> {
                 || dialect_mir::types::is_float(ctx, ty)
                 || dialect_mir::types::is_ptr(ctx, ty)
         };
+        let is_bool = dialect_mir::types::is_bool;
+        if (is_bool(self.ctx, from) || is_bool(self.ctx, to))
+            && dialect_mir::types::is_int_or_bool(self.ctx, from)
+            && dialect_mir::types::is_int_or_bool(self.ctx, to)
+        {
+            // A `bool` is one byte in memory but an `i1` value: to and from `u8`/`i8` it is
+            // an integer conversion (a valid `bool` byte is 0 or 1).
+            return Ok(self
+                .emit(|ctx| IntCastOp::new(ctx, value, to))
+                .result(self.ctx));
+        }
         if scalar(self.ctx, from) && scalar(self.ctx, to) {
             return Ok(self
                 .emit(|ctx| BitcastOp::new(ctx, value, to))
@@ -383,7 +442,8 @@ impl FnTranslator<'_> {
         })
     }
 
-    /// An unsizing coercion of a reference or raw pointer: `&[T; N]` to `&[T]`, `&S` to
+    /// An unsizing coercion of a reference or raw pointer: `&[T; N]` to `&[T]`, `&S<[T; N]>`
+    /// to `&S<[T]>` for a struct ending in an array (the length joins the pointer), `&S` to
     /// `&dyn Trait`, `&(dyn Trait + Send)` to `&dyn Trait`.
     fn unsize(
         &mut self,
@@ -398,20 +458,13 @@ impl FnTranslator<'_> {
         ) else {
             unsupported!("the unsizing coercion from `{from}` to `{to}` through a struct")
         };
+        if pointee_is_unsized_slice(to)
+            && let Some(len) = array_tail_len(source)
+        {
+            let len = self.usize_constant(u128::from(len));
+            return self.make_slice(value, len, to_mir);
+        }
         match (source.kind(), target.kind()) {
-            (TyKind::RigidTy(RigidTy::Array(_, len)), _) if pointee_is_unsized_slice(to) => {
-                let Ok(len) = len.eval_target_usize() else {
-                    unsupported!("an array of unknown length (`{from}`)")
-                };
-                let usize_ty = usize_type(self.ctx);
-                let len = self
-                    .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(len)))
-                    .result(self.ctx);
-                let first = self
-                    .emit(|ctx| ArrayElemAddrOp::new(ctx, value))
-                    .result(self.ctx);
-                self.make_slice(first, len, to_mir)
-            }
             (TyKind::RigidTy(RigidTy::Dynamic(..)), TyKind::RigidTy(RigidTy::Dynamic(..))) => {
                 let same_principal = match (
                     source.kind().trait_principal(),
@@ -503,9 +556,19 @@ impl FnTranslator<'_> {
                 self.store_fields(base, None, operands)
             }
             AggregateKind::Adt(def, variant, _, _, active_field) => {
-                if active_field.is_some() || matches!(def.kind(), rustc_public::ty::AdtKind::Union)
-                {
-                    unsupported!("unions (`{}`)", dest.ty);
+                if let Some(field) = active_field {
+                    // A union: the one operand is the active field, at the union's address.
+                    let [operand] = operands else {
+                        unsupported!("a union value built from {} operands", operands.len())
+                    };
+                    let Some(value) = self.translate_operand(operand)? else {
+                        return Ok(());
+                    };
+                    let addr = self
+                        .emit(|ctx| FieldAddrOp::new(ctx, base, *field as u32))
+                        .result(self.ctx);
+                    self.emit(|ctx| StoreOp::new(ctx, value, addr));
+                    return Ok(());
                 }
                 if super::types::is_disjoint_slice(*def) {
                     return self.store_fields(base, None, operands);
@@ -571,7 +634,7 @@ impl FnTranslator<'_> {
     }
 
     /// A raw pointer from its data pointer and metadata (`ptr::from_raw_parts`).
-    fn raw_pointer_from_parts(
+    pub(crate) fn raw_pointer_from_parts(
         &mut self,
         ptr_ty: Ty,
         pointee: Ty,
@@ -587,8 +650,8 @@ impl FnTranslator<'_> {
             Some(data) => data,
             None => unsupported!("a raw pointer built from a zero-sized value"),
         };
-        match pointee.kind() {
-            TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => {
+        match super::types::slice_tail(pointee) {
+            Some(_) => {
                 let len = match operands
                     .get(1)
                     .map(|o| self.translate_operand(o))
@@ -600,32 +663,31 @@ impl FnTranslator<'_> {
                 };
                 self.make_slice(data, len, to_mir)
             }
-            _ => Ok(self
+            None => Ok(self
                 .emit(|ctx| PtrCastOp::new(ctx, data, to_mir))
                 .result(self.ctx)),
         }
     }
 
-    /// `[value; count]` at `dest`, one store per element.
+    /// `[value; count]` at `dest`: one store per element for short arrays, a loop over the
+    /// elements for longer ones.
     fn build_repeat(&mut self, dest: &PlaceRef, operand: &Operand, count: u64) -> TResult<()> {
-        const MAX_UNROLLED: u64 = 1024;
+        const MAX_UNROLLED: u64 = 16;
         let Some(base) = dest.thin()? else {
             return Ok(());
         };
         let Some(value) = self.translate_operand(operand)? else {
             return Ok(());
         };
-        if count > MAX_UNROLLED {
-            unsupported!("an array repeat expression of more than {MAX_UNROLLED} elements");
-        }
         let first = self
             .emit(|ctx| ArrayElemAddrOp::new(ctx, base))
             .result(self.ctx);
-        let usize_ty = usize_type(self.ctx);
+        if count > MAX_UNROLLED {
+            self.fill_loop(first, value, count);
+            return Ok(());
+        }
         for i in 0..count {
-            let index = self
-                .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(i)))
-                .result(self.ctx);
+            let index = self.usize_constant(u128::from(i));
             let addr = self
                 .emit(|ctx| IndexAddrOp::new(ctx, first, index))
                 .result(self.ctx);
@@ -634,13 +696,40 @@ impl FnTranslator<'_> {
         Ok(())
     }
 
-    /// Appends an already built operation at the insertion point.
-    pub(crate) fn inserter_append_operation(
-        &mut self,
-        op: pliron::context::Ptr<pliron::operation::Operation>,
-    ) {
-        use pliron::irbuild::inserter::Inserter;
-        self.inserter.append_operation(self.ctx, op);
+    /// Stores `value` into `count` consecutive elements from `first`, in a loop whose counter
+    /// lives in a slot (mem2reg promotes it); translation goes on after the loop.
+    fn fill_loop(&mut self, first: Value, value: Value, count: u64) {
+        use pliron::irbuild::inserter::IRInserter;
+        let usize_ty = usize_type(self.ctx);
+        let counter = self
+            .emit(|ctx| AllocaOp::new(ctx, usize_ty.into()))
+            .result(self.ctx);
+        let zero = self.usize_constant(0);
+        self.emit(|ctx| StoreOp::new(ctx, zero, counter));
+        let end = self.usize_constant(u128::from(count));
+        let (head, body, done) = (
+            self.new_block("fill_head"),
+            self.new_block("fill_body"),
+            self.new_block("fill_done"),
+        );
+        self.emit(|ctx| GotoOp::new(ctx, head));
+
+        self.inserter = IRInserter::new_at_block_end(head);
+        let i = self.emit(|ctx| LoadOp::new(ctx, counter)).result(self.ctx);
+        let more = self.emit(|ctx| LtOp::new(ctx, i, end)).result(self.ctx);
+        self.emit(|ctx| CondBrOp::new(ctx, more, body, done));
+
+        self.inserter = IRInserter::new_at_block_end(body);
+        let addr = self
+            .emit(|ctx| IndexAddrOp::new(ctx, first, i))
+            .result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, value, addr));
+        let one = self.usize_constant(1);
+        let next = self.emit(|ctx| AddOp::new(ctx, i, one)).result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, next, counter));
+        self.emit(|ctx| GotoOp::new(ctx, head));
+
+        self.inserter = IRInserter::new_at_block_end(done);
     }
 }
 
@@ -655,17 +744,35 @@ enum PointerKind {
 }
 
 fn pointer_kind(ty: Ty) -> PointerKind {
+    if pointee_is_unsized_slice(ty) {
+        return PointerKind::Slice;
+    }
     match ty.kind().builtin_deref(true).map(|t| t.ty.kind()) {
-        Some(TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str)) => PointerKind::Slice,
         Some(TyKind::RigidTy(RigidTy::Dynamic(..))) => PointerKind::Dyn,
         _ => PointerKind::Thin,
     }
 }
 
-/// Whether `ty` is a reference or raw pointer to `[T]` or `str`.
+/// Whether `ty` is a reference or raw pointer to `[T]`, `str` or a struct ending in one (a
+/// `mir.slice` value).
 pub(crate) fn pointee_is_unsized_slice(ty: Ty) -> bool {
-    matches!(
-        ty.kind().builtin_deref(true).map(|t| t.ty.kind()),
-        Some(TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str))
-    )
+    ty.kind()
+        .builtin_deref(true)
+        .and_then(|t| super::types::slice_tail(t.ty))
+        .is_some()
+}
+
+/// The length of the array that a sized type ends in (`[T; N]` itself, or the last field of a
+/// struct ending in one), which unsizing turns into the slice tail's length.
+fn array_tail_len(ty: Ty) -> Option<u64> {
+    match ty.kind() {
+        TyKind::RigidTy(RigidTy::Array(_, len)) => len.eval_target_usize().ok(),
+        TyKind::RigidTy(RigidTy::Adt(def, args))
+            if def.kind() == rustc_public::ty::AdtKind::Struct =>
+        {
+            let last = def.variants().first()?.fields().last()?.ty_with_args(&args);
+            array_tail_len(last)
+        }
+        _ => None,
+    }
 }

@@ -1,4 +1,5 @@
-//! Statements: assignments and discriminant writes; the rest has no runtime effect on the GPU.
+//! Statements: assignments, discriminant writes and `copy_nonoverlapping`; the rest has no
+//! runtime effect on the GPU.
 
 use dialect_mir::ops::SetDiscriminantOp;
 use rustc_public::mir::{NonDivergingIntrinsic, Statement, StatementKind};
@@ -24,8 +25,17 @@ impl FnTranslator<'_> {
                 Ok(())
             }
             StatementKind::Intrinsic(NonDivergingIntrinsic::Assume(_)) => Ok(()),
-            StatementKind::Intrinsic(NonDivergingIntrinsic::CopyNonOverlapping(_)) => {
-                unsupported!("`copy_nonoverlapping` (a raw memory copy)")
+            StatementKind::Intrinsic(NonDivergingIntrinsic::CopyNonOverlapping(copy)) => {
+                let src = self.translate_operand(&copy.src)?;
+                let dst = self.translate_operand(&copy.dst)?;
+                let count = self.translate_operand(&copy.count)?;
+                match (dst, src, count) {
+                    (Some(dst), Some(src), Some(count)) => {
+                        self.copy(dst, src, count, false, false);
+                        Ok(())
+                    }
+                    _ => unsupported!("`copy_nonoverlapping` with a zero-sized operand"),
+                }
             }
             StatementKind::FakeRead(..)
             | StatementKind::StorageLive(_)

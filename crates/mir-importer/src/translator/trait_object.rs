@@ -1,24 +1,21 @@
 //! Trait objects: unsizing a pointer to `&dyn Trait` (the data pointer and the address of the
 //! vtable rustc lays out for the concrete type), reading vtable entries (methods for virtual
-//! calls, see [super::call]), and `size_of_val` / `align_of_val` of unsized values.
+//! calls, see [super::call]), and the size and alignment of a trait object's value.
 //!
 //! A vtable is an ordinary device global (see [super::global]) built from rustc's vtable
 //! allocation: pointer-sized entries, drop glue (or null) first, then size, alignment, and the
 //! methods in rustc's order.
 
 use dialect_mir::ops::{
-    ConstantOp, DynDataOp, DynVtableOp, GlobalAddrOp, IndexAddrOp, LoadOp, MakeDynOp, MulOp,
-    PtrCastOp, SliceLenOp,
+    ConstantOp, DynDataOp, DynVtableOp, GlobalAddrOp, IndexAddrOp, LoadOp, MakeDynOp, PtrCastOp,
 };
 use dialect_mir::types::{PtrType, usize_type};
 use pliron::r#type::TypeHandle;
 use pliron::value::Value;
-use rustc_public::mir::mono::Instance;
-use rustc_public::ty::{GenericArgKind, RigidTy, Ty, TyKind};
+use rustc_public::ty::Ty;
 
 use super::body::FnTranslator;
-use super::error::{TResult, unsupported};
-use super::types::layout;
+use super::error::TResult;
 
 /// The vtable entry holding the size of the concrete type.
 const VTABLE_SIZE: usize = 1;
@@ -84,65 +81,11 @@ impl FnTranslator<'_> {
         Ok(self.emit(|ctx| LoadOp::new(ctx, entry)).result(self.ctx))
     }
 
-    /// `size_of_val::<T>(ptr)` (when `size`) or `align_of_val::<T>(ptr)`: from the layout of a
-    /// sized `T`, from the length of a slice, from the vtable of a trait object.
-    pub(crate) fn size_or_align_of_val(
-        &mut self,
-        size: bool,
-        instance: &Instance,
-        values: &[Value],
-    ) -> TResult<Value> {
-        let ty = match instance.args().0.first() {
-            Some(GenericArgKind::Type(ty)) => *ty,
-            _ => unsupported!("`size_of_val` without its type argument"),
-        };
+    /// `size_of_val` (when `size`) or `align_of_val` of the trait object `object`: read from
+    /// its vtable.
+    pub(crate) fn dyn_size_or_align(&mut self, object: Value, size: bool) -> TResult<Value> {
         let usize_ty = usize_type(self.ctx);
-        let constant = |this: &mut Self, value: u64| {
-            this.emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(value)))
-                .result(this.ctx)
-        };
-        match ty.kind() {
-            TyKind::RigidTy(RigidTy::Dynamic(..)) => {
-                let [object] = values[..] else {
-                    unsupported!("`size_of_val` of a trait object without its pointer")
-                };
-                let entry = if size { VTABLE_SIZE } else { VTABLE_ALIGN };
-                self.vtable_entry(object, entry, usize_ty.into())
-            }
-            TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => {
-                let elem = ty
-                    .kind()
-                    .builtin_index()
-                    .unwrap_or(Ty::unsigned_ty(rustc_public::ty::UintTy::U8));
-                let elem = layout(elem)?;
-                if !size {
-                    return Ok(constant(self, elem.abi_align));
-                }
-                let [slice] = values[..] else {
-                    unsupported!("`size_of_val` of a slice without its pointer")
-                };
-                let len = self
-                    .emit(|ctx| SliceLenOp::new(ctx, slice))
-                    .result(self.ctx);
-                let elem_size = constant(self, elem.size.bytes() as u64);
-                Ok(self
-                    .emit(|ctx| MulOp::new(ctx, len, elem_size))
-                    .result(self.ctx))
-            }
-            _ => {
-                let shape = match ty.layout() {
-                    Ok(layout) => layout.shape(),
-                    Err(_) => unsupported!(
-                        "`size_of_val` of `{ty}` (a type whose unsized tail is in a struct)"
-                    ),
-                };
-                let value = if size {
-                    shape.size.bytes() as u64
-                } else {
-                    shape.abi_align
-                };
-                Ok(constant(self, value))
-            }
-        }
+        let entry = if size { VTABLE_SIZE } else { VTABLE_ALIGN };
+        self.vtable_entry(object, entry, usize_ty.into())
     }
 }

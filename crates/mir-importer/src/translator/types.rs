@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use dialect_mir::types::{
     DisjointSliceType, DynPtrType, EnumTag, EnumType, EnumVariant, FieldLayout, PtrType, SliceType,
-    StructType, usize_type,
+    StructType, UnionType, usize_type,
 };
 use pliron::builtin::types::{FP32Type, FP64Type, IntegerType, Signedness};
 use pliron::context::Context;
@@ -102,18 +102,15 @@ impl TypeTranslator {
         })
     }
 
-    /// The type of a reference or raw pointer to `pointee`: a slice for `[T]` and `str`, a
-    /// trait object pointer for `dyn Trait`, a thin pointer otherwise.
+    /// The type of a reference or raw pointer to `pointee`: a slice for `[T]`, `str` and
+    /// structs ending in one (the data pointer then points to the struct, the length is the
+    /// tail's), a trait object pointer for `dyn Trait`, a thin pointer otherwise.
     fn pointer_to(&mut self, ctx: &mut Context, pointee: Ty) -> TResult<TypeHandle> {
+        if let Some(elem) = slice_tail(pointee).map(slice_elem) {
+            let elem = self.translate(ctx, elem)?;
+            return Ok(SliceType::get(ctx, elem).into());
+        }
         match pointee.kind() {
-            TyKind::RigidTy(RigidTy::Slice(elem)) => {
-                let elem = self.translate(ctx, elem)?;
-                Ok(SliceType::get(ctx, elem).into())
-            }
-            TyKind::RigidTy(RigidTy::Str) => {
-                let byte = IntegerType::get(ctx, 8, Signedness::Unsigned).into();
-                Ok(SliceType::get(ctx, byte).into())
-            }
             TyKind::RigidTy(RigidTy::Dynamic(..)) => {
                 Ok(DynPtrType::get(ctx, trait_name(pointee)).into())
             }
@@ -164,7 +161,21 @@ impl TypeTranslator {
                 self.struct_type(ctx, &def.name(), &layout, &fields)
             }
             AdtKind::Enum => self.enum_type(ctx, ty, def, args, &layout),
-            AdtKind::Union => unsupported!("unions (type `{ty}`)"),
+            AdtKind::Union => {
+                let fields = def.variants()[0]
+                    .fields()
+                    .iter()
+                    .map(|f| self.translate(ctx, f.ty_with_args(args)))
+                    .collect::<TResult<Vec<_>>>()?;
+                Ok(UnionType::get(
+                    ctx,
+                    def.name(),
+                    layout.size.bytes() as u64,
+                    layout.abi_align,
+                    fields,
+                )
+                .into())
+            }
         }
     }
 
@@ -314,6 +325,28 @@ impl TypeTranslator {
 // Type names given to dialect types are informative only. They come from `CrateDef::name`:
 // printing a `Ty` would ask rustc for "trimmed" paths, which it only allows while reporting a
 // diagnostic.
+
+/// The slice (`[T]` or `str`) an unsized type ends in: the type itself for a slice or `str`,
+/// the tail of the last field for a struct ending in one (a custom DST such as
+/// `struct Packet { len: u32, data: [u8] }`); `None` for sized types and trait objects.
+pub fn slice_tail(ty: Ty) -> Option<Ty> {
+    match ty.kind() {
+        TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str) => Some(ty),
+        TyKind::RigidTy(RigidTy::Adt(def, args)) if def.kind() == AdtKind::Struct => {
+            let last = def.variants().first()?.fields().last()?.ty_with_args(&args);
+            slice_tail(last)
+        }
+        _ => None,
+    }
+}
+
+/// The element type of a slice type (`u8` for `str`).
+pub fn slice_elem(slice: Ty) -> Ty {
+    match slice.kind() {
+        TyKind::RigidTy(RigidTy::Slice(elem)) => elem,
+        _ => Ty::unsigned_ty(UintTy::U8),
+    }
+}
 
 /// The layout of `ty`, or an error naming it.
 pub fn layout(ty: Ty) -> TResult<LayoutShape> {

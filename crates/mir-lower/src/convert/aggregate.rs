@@ -8,7 +8,7 @@
 
 use dialect_mir::{
     ops::{ArrayElemAddrOp, FieldAddrOp, MakeDynOp, MakeSliceOp},
-    types::{PtrType, StructType},
+    types::{PtrType, StructType, UnionType},
 };
 use pliron::{context::Context, op::Op, r#type::TypeHandle, value::Value};
 use pliron_llvm::{
@@ -44,11 +44,18 @@ fn gep(
 }
 
 /// `mir.field_addr` -> a GEP to the field's LLVM index (or a byte offset for a zero-sized
-/// field); for slices, field 0 is the pointer and 1 the length.
+/// field); for slices, field 0 is the pointer and 1 the length; a union's fields are at its
+/// address.
 pub fn field_addr(op: &FieldAddrOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let base = op.base(ctx);
     let aggregate = pointee(ctx, rw.mir_type(ctx, base))?;
     let field = op.field_index(ctx);
+    if aggregate.deref(ctx).is::<UnionType>() {
+        // Every field of a union is at its start.
+        let result = rw.byte_offset(ctx, base, 0);
+        rw.replace(ctx, vec![result]);
+        return Ok(());
+    }
     let lowered = aggregate
         .deref(ctx)
         .downcast_ref::<StructType>()

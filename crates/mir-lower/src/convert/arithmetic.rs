@@ -300,3 +300,12 @@ pub fn three_way(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite) -> Result<()
     rw.replace(ctx, vec![result]);
     Ok(())
 }
+
+/// `mir.select` -> `llvm.select` (the values already have their LLVM types).
+pub fn select(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
+    let (cond, a, b) = (rw.operand(ctx, 0), rw.operand(ctx, 1), rw.operand(ctx, 2));
+    let op = SelectOp::new(ctx, cond, a, b);
+    let result = rw.value(ctx, op);
+    rw.replace(ctx, vec![result]);
+    Ok(())
+}

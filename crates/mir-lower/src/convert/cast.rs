@@ -2,14 +2,22 @@
 //! conversion; `mir.float_to_int` is Rust's saturating `as` (`llvm.fpto{s,u}i.sat`). Casts
 //! that change nothing in LLVM (a change of signedness, a pointer cast within one address
 //! space) still produce a new value, a `bitcast` to the same type, which `opt` removes.
+//! Conversions between 128-bit integers and floats are left to llc, which expands them into
+//! integer code when asked to (`llvm-export` passes `-expand-fp-convert-bits=64`).
 
-use pliron::{context::Context, op::Op, r#type::TypeHandle, value::Value};
+use pliron::{
+    builtin::attributes::{FPDoubleAttr, FPSingleAttr},
+    context::Context,
+    op::Op,
+    r#type::TypeHandle,
+    value::Value,
+};
 use pliron_llvm::{
-    attributes::FastmathFlagsAttr,
+    attributes::{FCmpPredicateAttr, FastmathFlagsAttr},
     op_interfaces::{CastOpInterface, CastOpWithNNegInterface, FastMathFlags},
     ops::{
-        AddrSpaceCastOp, BitcastOp, FPExtOp, FPTruncOp, IntToPtrOp, PtrToIntOp, SExtOp, SIToFPOp,
-        TruncOp, UIToFPOp, ZExtOp,
+        AddrSpaceCastOp, BitcastOp, ConstantOp, FCmpOp, FPExtOp, FPToSIOp, FPToUIOp, FPTruncOp,
+        IntToPtrOp, PtrToIntOp, SExtOp, SIToFPOp, SelectOp, TruncOp, UIToFPOp, ZExtOp,
     },
     types::PointerType,
 };
@@ -39,19 +47,6 @@ pub fn cast(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite, kind: Cast) -> Re
     let dst = rw.result_mir_type(ctx, 0);
     let value = rw.operand(ctx, 0);
     let dst_llvm = rw.llvm_type(ctx, dst)?;
-    if matches!(kind, Cast::IntToFloat | Cast::FloatToInt) {
-        let int_ty = if matches!(kind, Cast::IntToFloat) {
-            src
-        } else {
-            dst
-        };
-        if int_width(ctx, int_ty).is_some_and(|width| width > 64) {
-            return Err(OpError::Unsupported(
-                "conversion between a 128-bit integer and a float (NVPTX has no lowering for it)"
-                    .into(),
-            ));
-        }
-    }
     let result = match kind {
         Cast::Int => int_resize(ctx, rw, value, src, dst_llvm)?,
         Cast::IntToFloat if is_signed(ctx, src) => make::<SIToFPOp>(ctx, rw, value, dst_llvm),
@@ -140,7 +135,13 @@ fn saturating_to_int(
         .ok_or_else(|| OpError::Malformed("mir.float_to_int of a non-float".into()))?;
     let width = int_width(ctx, dst)
         .ok_or_else(|| OpError::Malformed("mir.float_to_int to a non-integer".into()))?;
-    let sign = if is_signed(ctx, dst) { "s" } else { "u" };
+    let signed = is_signed(ctx, dst);
+    if width > 64 {
+        return Ok(clamped_to_wide_int(
+            ctx, rw, value, bits, width, signed, dst_llvm,
+        ));
+    }
+    let sign = if signed { "s" } else { "u" };
     Ok(rw.intrinsic(
         ctx,
         &format!("llvm.fpto{sign}i.sat.i{width}.f{bits}"),
@@ -148,6 +149,67 @@ fn saturating_to_int(
         vec![value],
         false,
     ))
+}
+
+/// `float as i128` / `u128`: NVPTX cannot select `llvm.fpto{s,u}i.sat` at 128 bits, so a plain
+/// `fptosi` / `fptoui` (which llc expands into integer code) is clamped by comparisons: NaN
+/// gives 0, values below the range its minimum, values at or above `2^(width-1)` (signed) or
+/// `2^width` (unsigned) its maximum. Both bounds are powers of two, exact in `f32` and `f64`
+/// (`2^128` is `f32`'s infinity, which only infinity reaches).
+fn clamped_to_wide_int(
+    ctx: &mut Context,
+    rw: &mut Rewrite,
+    value: Value,
+    float_bits: u32,
+    width: u32,
+    signed: bool,
+    dst_llvm: TypeHandle,
+) -> Value {
+    let float_const = |ctx: &mut Context, rw: &mut Rewrite, x: f64| {
+        let attr: Box<dyn pliron::builtin::attr_interfaces::TypedAttrInterface> =
+            if float_bits == 32 {
+                Box::new(FPSingleAttr::from(x as f32))
+            } else {
+                Box::new(FPDoubleAttr::from(x))
+            };
+        let op = ConstantOp::new(ctx, attr);
+        rw.value(ctx, op)
+    };
+    let compare = |ctx: &mut Context, rw: &mut Rewrite, pred, rhs| {
+        let op = FCmpOp::new(ctx, pred, value, rhs);
+        op.set_fast_math_flags(ctx, FastmathFlagsAttr::default());
+        rw.value(ctx, op)
+    };
+    let select = |ctx: &mut Context, rw: &mut Rewrite, cond, a, b| {
+        let op = SelectOp::new(ctx, cond, a, b);
+        rw.value(ctx, op)
+    };
+    let all_ones = u128::MAX >> (128 - width);
+    let (plain, high, max, low, min, below) = if signed {
+        let half = 2f64.powi(width as i32 - 1);
+        let plain = make::<FPToSIOp>(ctx, rw, value, dst_llvm);
+        let min = 1u128 << (width - 1);
+        (plain, half, min - 1, -half, min, FCmpPredicateAttr::OLT)
+    } else {
+        let plain = make::<FPToUIOp>(ctx, rw, value, dst_llvm);
+        let top = 2f64.powi(width as i32);
+        (plain, top, all_ones, 0.0, 0, FCmpPredicateAttr::ULT)
+    };
+    let high = float_const(ctx, rw, high);
+    let too_high = compare(ctx, rw, FCmpPredicateAttr::OGE, high);
+    let max = rw.const_int(ctx, width, max);
+    let result = select(ctx, rw, too_high, max, plain);
+    let low = float_const(ctx, rw, low);
+    let too_low = compare(ctx, rw, below, low);
+    let min = rw.const_int(ctx, width, min);
+    let result = select(ctx, rw, too_low, min, result);
+    if !signed {
+        // `ult` is already true for NaN.
+        return result;
+    }
+    let is_nan = compare(ctx, rw, FCmpPredicateAttr::UNO, value);
+    let zero = rw.const_int(ctx, width, 0);
+    select(ctx, rw, is_nan, zero, result)
 }
 
 /// Float to float: `fpext`, `fptrunc`, or a same-type no-op.

@@ -22,6 +22,7 @@ pub mod global;
 pub mod intrinsics;
 pub mod math;
 pub mod memory;
+pub mod raw_memory;
 
 use std::num::NonZero;
 
@@ -355,6 +356,7 @@ macro_rules! conversions {
 use aggregate::FieldOf;
 use arithmetic::{Binary, Compare, Overflow};
 use cast::Cast;
+use raw_memory::Bulk;
 
 conversions! {
     mir::ConstantOp => constants::constant;
@@ -430,6 +432,13 @@ conversions! {
     mir::AtomicRmwOp => atomic::rmw;
     mir::AtomicCmpxchgOp => atomic::cmpxchg;
     mir::FenceOp => atomic::fence;
+
+    mir::SelectOp => arithmetic::select;
+    mir::CopyNonOverlappingOp => raw_memory::bulk[Bulk::CopyNonOverlapping];
+    mir::CopyOp => raw_memory::bulk[Bulk::Copy];
+    mir::WriteBytesOp => raw_memory::bulk[Bulk::WriteBytes];
+    mir::VolatileLoadOp => raw_memory::volatile_load;
+    mir::VolatileStoreOp => raw_memory::volatile_store;
 
     nvvm::IntrinsicOp => intrinsics::intrinsic;
 }
