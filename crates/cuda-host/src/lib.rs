@@ -40,24 +40,36 @@
 //! pointers are valid device pointers), and [`Kernel::launch`] for hand-packed arguments.
 
 mod atomic;
+mod completion;
 mod driver;
 mod error;
+mod event;
+pub mod graph;
+mod inflight;
 mod module;
 pub mod nvrtc;
 mod param;
 pub mod timing;
+mod views;
 
 pub use atomic::AtomicElement;
+pub use completion::{Completion, completion};
 pub use cuda_macros::cuda_module;
 pub use cudarc;
-pub use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig};
+pub use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, DriverError, LaunchConfig,
+    PinnedHostSlice,
+};
 pub use driver::{
     CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, init,
 };
 pub use error::{CudaVersion, DriverFailure, Error};
+pub use event::Event;
+pub use graph::{Capture, Graph, GraphError, GraphState, StateVisitor, Update};
 pub use kernel_abi::ParamKind;
 pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, PtxModule, synchronize};
 pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+pub use views::{DeviceSliceArg, DeviceSliceMutArg};
 
 /// Support for the code `#[cuda_module]` generates; not a public API.
 #[doc(hidden)]
