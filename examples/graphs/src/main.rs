@@ -90,13 +90,20 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let input = rng.vec(N, |r| r.next_u64() as u32);
     let seed = 0x1234_5678;
     let chain_state = |stream: &std::sync::Arc<cuda_host::CudaStream>| -> Result<Chain, Error> {
-        Ok((stream.clone_htod(&input)?, stream.alloc_zeros(N)?, seed, STEPS))
+        Ok((
+            stream.clone_htod(&input)?,
+            stream.alloc_zeros(N)?,
+            seed,
+            STEPS,
+        ))
     };
 
     // Record once; nothing runs until the first replay.
-    let mut graph = Graph::capture(&stream, chain_state(&stream)?, |capture: &Capture<'_>, state| {
-        queue_chain(&module, capture.stream(), state)
-    })?;
+    let mut graph = Graph::capture(
+        &stream,
+        chain_state(&stream)?,
+        |capture: &Capture<'_>, state| queue_chain(&module, capture.stream(), state),
+    )?;
     println!(
         "ok   recorded {} launches of {:?} into one graph",
         graph.len(),
@@ -208,7 +215,13 @@ fn copies_in_a_graph(
             gpu.ctx.alloc_pinned_with_flags(N, 0)?,
         )
     };
-    let state = (host_in, stream.alloc_zeros::<u32>(N)?, stream.alloc_zeros::<u32>(N)?, host_out, k);
+    let state = (
+        host_in,
+        stream.alloc_zeros::<u32>(N)?,
+        stream.alloc_zeros::<u32>(N)?,
+        host_out,
+        k,
+    );
     let cfg = LaunchConfig::for_num_elems(N as u32);
     let mut graph = Graph::capture(stream, state, |capture, (host_in, x, y, host_out, k)| {
         capture.copy_from_host(host_in, x)?;

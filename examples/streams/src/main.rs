@@ -81,7 +81,9 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let mut rng = Rng::new(5);
     let input = rng.vec(N, |r| r.next_u64() as u32);
     let processed: Vec<u32> = input.iter().map(|&x| process(x, ROUNDS)).collect();
-    let folded: Vec<u32> = (0..N).map(|i| fold(processed[i], processed[N - 1 - i])).collect();
+    let folded: Vec<u32> = (0..N)
+        .map(|i| fold(processed[i], processed[N - 1 - i]))
+        .collect();
 
     let mut ok = true;
     let mut times = Vec::new();
