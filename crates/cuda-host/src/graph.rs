@@ -510,7 +510,16 @@ fn lengths_match(op: &'static str, src: usize, dst: usize) -> Result<(), Error> 
 /// }
 /// ```
 ///
+/// A parameter struct that holds no buffers goes in the state as [`ByValue`]`(params)`.
+///
 /// Leaving a buffer out is safe: the graph then refuses work that touches it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be part of a graph's state",
+    label = "not a `GraphState`",
+    note = "a graph's state is made of buffers (`CudaSlice`, `PinnedHostSlice`), scalars, and \
+            tuples, arrays and `Vec`s of them; put a parameter struct in as \
+            `ByValue(params)`, or implement `GraphState` for it"
+)]
 pub trait GraphState {
     /// Shows `visitor` every buffer this value holds.
     fn visit(&mut self, visitor: &mut StateVisitor<'_>);
