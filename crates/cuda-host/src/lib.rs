@@ -24,7 +24,11 @@
 //! }
 //! ```
 //!
-//! Buffers, streams and launch configurations are cudarc's. The driver is loaded at run time,
+//! Buffers, views, streams and launch configurations are cudarc's; a launcher takes a buffer or
+//! a view of part of one (`&a.slice(256..512)`, `&mut c.slice_mut(..n)`). Launches go to any
+//! stream and return once queued; [`Event`]s order streams and time work, [`completion`] is a
+//! future of a stream's work, and [`Graph`] records typed launches and copies into a CUDA graph
+//! (see `docs/host.md`). The driver is loaded at run time,
 //! so binaries build and start on machines without CUDA; there, [`CudaContext::new`] returns
 //! [`Error::NoDriver`]. Nothing here panics on a missing driver or GPU, bad PTX or a faulting
 //! kernel: each is an [`Error`] whose message says what to do.
@@ -35,7 +39,9 @@
 //! follow the kernel's signature, so the GPU receives exactly the values the kernel is
 //! compiled for, device buffers carry their lengths (device code checks its indices against
 //! them and traps instead of reading past the end), and Rust's borrows keep a buffer from
-//! being passed as `&mut` twice or as `&` and `&mut` at once. Two cases depend on the caller,
+//! being passed as `&mut` twice or as `&` and `&mut` at once. A [`Graph`] owns the buffers its
+//! replays use and checks, before each replay, that they hold all the memory its work touches.
+//! Two cases depend on the caller,
 //! and only these are `unsafe`: kernels with raw-pointer parameters (the caller promises the
 //! pointers are valid device pointers), and [`Kernel::launch`] for hand-packed arguments.
 
