@@ -193,20 +193,34 @@ impl Access {
     }
 }
 
+/// What one operation of a recording is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum OpKind {
+    /// A launch of the named kernel.
+    Kernel(&'static str),
+    /// A copy or memset, described for messages ("a host-to-device copy").
+    Copy(&'static str),
+}
+
 /// One launch or copy of a recording, and the memory it touches.
 #[derive(Clone, Debug)]
 struct Op {
-    /// The kernel's name, or `None` for a copy described by `what`.
-    kernel: Option<&'static str>,
-    what: &'static str,
+    kind: OpKind,
     accesses: Vec<Access>,
 }
 
 impl Op {
+    fn kernel(&self) -> Option<&'static str> {
+        match self.kind {
+            OpKind::Kernel(name) => Some(name),
+            OpKind::Copy(_) => None,
+        }
+    }
+
     fn describe(&self) -> String {
-        match self.kernel {
-            Some(kernel) => format!("kernel `{kernel}`"),
-            None => self.what.to_owned(),
+        match self.kind {
+            OpKind::Kernel(name) => format!("kernel `{name}`"),
+            OpKind::Copy(what) => what.to_owned(),
         }
     }
 }
@@ -234,8 +248,7 @@ impl Recording {
     /// Notes a kernel launch recorded into the graph.
     pub(crate) fn kernel(&self, name: &'static str, accesses: Vec<Access>) {
         self.push(Op {
-            kernel: Some(name),
-            what: "",
+            kind: OpKind::Kernel(name),
             accesses,
         });
     }
@@ -374,8 +387,7 @@ impl Capture<'_> {
 
     fn record_copy(&self, what: &'static str, accesses: Vec<Access>) {
         self.recording.push(Op {
-            kernel: None,
-            what,
+            kind: OpKind::Copy(what),
             accesses,
         });
     }
@@ -938,7 +950,7 @@ impl<'a, S: GraphState> Graph<'a, S> {
 
     /// The kernels of the recording, in launch order (a kernel launched twice appears twice).
     pub fn kernels(&self) -> Vec<&'static str> {
-        self.ops.iter().filter_map(|op| op.kernel).collect()
+        self.ops.iter().filter_map(Op::kernel).collect()
     }
 
     /// How many launches and copies the recording holds.
@@ -1009,7 +1021,7 @@ unsafe fn destroy_graph(graph: sys::CUgraph) {
 
 fn distinct_kernels(ops: &[Op]) -> Vec<&'static str> {
     let mut kernels = Vec::new();
-    for kernel in ops.iter().filter_map(|op| op.kernel) {
+    for kernel in ops.iter().filter_map(Op::kernel) {
         if !kernels.contains(&kernel) {
             kernels.push(kernel);
         }
@@ -1061,8 +1073,7 @@ mod tests {
 
     fn op(kernel: &'static str, accesses: Vec<Access>) -> Op {
         Op {
-            kernel: Some(kernel),
-            what: "",
+            kind: OpKind::Kernel(kernel),
             accesses,
         }
     }
@@ -1114,8 +1125,7 @@ mod tests {
         assert!(check_ops(&[host_as_device], &held, "").is_err());
 
         let copy = Op {
-            kernel: None,
-            what: "a host-to-device copy",
+            kind: OpKind::Copy("a host-to-device copy"),
             accesses: vec![Access::host(0x100 as *const u8, 8, false)],
         };
         let error = check_ops(&[copy], &held, " since").unwrap_err().to_string();
@@ -1139,8 +1149,7 @@ mod tests {
         let ops = [
             op("a", vec![]),
             Op {
-                kernel: None,
-                what: "a memset to zero",
+                kind: OpKind::Copy("a memset to zero"),
                 accesses: vec![],
             },
             op("b", vec![]),
