@@ -140,20 +140,39 @@ pub enum Error {
 
     /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
     /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
+    ///
+    /// The driver reports a fault to the next call on the context without saying which kernel
+    /// caused it. When one kernel launched through cuda-host was in flight it is that one;
+    /// when several were, `in_flight` lists them all and any of them may be the one.
     #[error(
-        "kernel `{kernel}` faulted on the GPU: {source}\nhint: a panic in device code (an index \
+        "{culprit} faulted on the GPU: {source}\nhint: a panic in device code (an index \
          out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, which \
          the driver reports like this; check the indices the kernel computes against the \
-         lengths of its buffers. The CUDA context cannot be used after a fault: create a new \
-         process to continue"
+         lengths of its buffers.{narrow} The CUDA context cannot be used after a fault: create \
+         a new process to continue",
+        culprit = fault_culprit(kernel, in_flight),
+        narrow = if in_flight.is_empty() {
+            ""
+        } else {
+            " To find which kernel it is, synchronise after each launch, or run with \
+             CUDA_LAUNCH_BLOCKING=1."
+        }
     )]
     KernelFault {
-        /// The kernel that was running (the last one launched before the fault was seen).
+        /// The kernel that faulted when that is certain; otherwise the last one launched of
+        /// those in flight.
         kernel: &'static str,
+        /// Empty when `kernel` is certainly the one; otherwise every kernel launched through
+        /// cuda-host that no successful synchronisation had covered, oldest first.
+        in_flight: Vec<&'static str>,
         /// The driver's error.
         #[source]
         source: DriverFailure,
     },
+
+    /// Recording, updating or replaying a CUDA graph failed.
+    #[error(transparent)]
+    Graph(#[from] crate::graph::GraphError),
 
     /// A [`crate::KernelParam`] pushed a different number or size of PTX parameters than its
     /// [`kernel_abi::ParamKind`] says.
@@ -264,6 +283,19 @@ fn module_load_hint(error: &DriverFailure) -> &'static str {
     }
 }
 
+/// Who faulted, as far as is known: one kernel, or the kernels in flight.
+fn fault_culprit(kernel: &str, in_flight: &[&str]) -> String {
+    if in_flight.is_empty() {
+        return format!("kernel `{kernel}`");
+    }
+    let names: Vec<String> = in_flight.iter().map(|k| format!("`{k}`")).collect();
+    format!(
+        "a kernel launched through cuda-host and not yet seen to finish ({}; `{kernel}` was \
+         launched last)",
+        names.join(", ")
+    )
+}
+
 fn launch_hint(error: &DriverFailure) -> &'static str {
     use sys::CUresult::*;
     match error.0 {
@@ -331,6 +363,7 @@ mod tests {
     fn messages_say_what_to_do() {
         let fault = Error::KernelFault {
             kernel: "vecadd",
+            in_flight: Vec::new(),
             source: DriverFailure(sys::CUresult::CUDA_ERROR_LAUNCH_FAILED),
         };
         let text = fault.to_string();

@@ -24,7 +24,11 @@
 //! }
 //! ```
 //!
-//! Buffers, streams and launch configurations are cudarc's. The driver is loaded at run time,
+//! Buffers, views, streams and launch configurations are cudarc's; a launcher takes a buffer or
+//! a view of part of one (`&a.slice(256..512)`, `&mut c.slice_mut(..n)`). Launches go to any
+//! stream and return once queued; [`Event`]s order streams and time work, [`completion`] is a
+//! future of a stream's work, and [`Graph`] records typed launches and copies into a CUDA graph
+//! (see `docs/host.md`). The driver is loaded at run time,
 //! so binaries build and start on machines without CUDA; there, [`CudaContext::new`] returns
 //! [`Error::NoDriver`]. Nothing here panics on a missing driver or GPU, bad PTX or a faulting
 //! kernel: each is an [`Error`] whose message says what to do.
@@ -35,29 +39,43 @@
 //! follow the kernel's signature, so the GPU receives exactly the values the kernel is
 //! compiled for, device buffers carry their lengths (device code checks its indices against
 //! them and traps instead of reading past the end), and Rust's borrows keep a buffer from
-//! being passed as `&mut` twice or as `&` and `&mut` at once. Two cases depend on the caller,
+//! being passed as `&mut` twice or as `&` and `&mut` at once. A [`Graph`] owns the buffers its
+//! replays use and checks, before each replay, that they hold all the memory its work touches.
+//! Two cases depend on the caller,
 //! and only these are `unsafe`: kernels with raw-pointer parameters (the caller promises the
 //! pointers are valid device pointers), and [`Kernel::launch`] for hand-packed arguments.
 
 mod atomic;
+mod completion;
 mod driver;
 mod error;
+mod event;
+pub mod graph;
+mod inflight;
 mod module;
 pub mod nvrtc;
 mod param;
 pub mod timing;
+mod views;
 
 pub use atomic::AtomicElement;
+pub use completion::{Completion, completion};
 pub use cuda_macros::cuda_module;
 pub use cudarc;
-pub use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig};
+pub use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, DriverError, LaunchConfig,
+    PinnedHostSlice,
+};
 pub use driver::{
     CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, init,
 };
 pub use error::{CudaVersion, DriverFailure, Error};
+pub use event::Event;
+pub use graph::{Capture, Graph, GraphError, GraphState, StateVisitor, Update};
 pub use kernel_abi::ParamKind;
 pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, PtxModule, synchronize};
 pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+pub use views::{DeviceSliceArg, DeviceSliceMutArg};
 
 /// Support for the code `#[cuda_module]` generates; not a public API.
 #[doc(hidden)]

@@ -1,12 +1,13 @@
 //! Loading PTX into a context and launching its kernels.
 
 use std::ffi::{CStr, CString, c_void};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cudarc::driver::{self as cu, CudaStream, DriverError, LaunchConfig, result, sys};
 
 use crate::driver::CudaContext;
 use crate::error::{DriverFailure, Error, is_fault};
+use crate::inflight;
 use crate::param::KernelArgs;
 
 /// Bytes the driver may write into each JIT log.
@@ -91,7 +92,7 @@ impl PtxModule {
                     crate_name,
                 }),
             }),
-            Err(e) if is_fault(&e.into()) => Err(fault(e.into(), None)),
+            Err(e) if is_fault(&e.into()) => Err(fault(e.into(), Some(ctx.cu_ctx() as usize))),
             Err(e) => Err(Error::ModuleLoad {
                 crate_name,
                 source: e.into(),
@@ -199,7 +200,6 @@ impl Kernel {
             .bind_to_thread()
             .map_err(|e| classify(e, "binding the context to this thread"))?;
         self.allow_dynamic_shared(cfg.shared_mem_bytes)?;
-        let earlier = record_launch(self.name);
         let mut pointers = args.pointers();
         // SAFETY: the function belongs to the bound context, `pointers` has one entry per PTX
         // parameter (checked above), each pointing to storage `args` keeps alive until after
@@ -214,22 +214,36 @@ impl Kernel {
                 &mut pointers,
             )
         };
-        drop(args);
-        launched.map_err(|e| {
+        if let Err(e) = launched {
             let source = DriverFailure::from(e);
-            if is_fault(&source) {
-                // A sticky fault of an earlier kernel, unless launches are synchronous, in which
-                // case it is this kernel's own.
-                let blocking = std::env::var("CUDA_LAUNCH_BLOCKING").is_ok_and(|v| v == "1");
-                let culprit = if blocking { None } else { earlier };
-                fault(source, Some(culprit.unwrap_or(self.name)))
+            return Err(if is_fault(&source) && inflight::launches_block() {
+                // Synchronous launches report their own kernel's fault.
+                Error::KernelFault {
+                    kernel: self.name,
+                    in_flight: Vec::new(),
+                    source,
+                }
+            } else if is_fault(&source) {
+                // A sticky fault of a kernel launched earlier: this one was not queued.
+                fault(source, Some(inflight::context_of(stream)))
+            } else if args.recording().is_some() {
+                crate::graph::capture_failure(self.name, source)
             } else {
                 Error::Launch {
                     kernel: self.name,
                     source,
                 }
-            }
-        })
+            });
+        }
+        match args.recording().cloned() {
+            // Recorded into a graph, not run: the graph notes its kernels when it is launched.
+            Some(recording) => recording.kernel(self.name, args.take_accesses()),
+            None if inflight::launches_block() => {}
+            None => inflight::launched(stream, &[self.name]),
+        }
+        // Records each buffer's use after the launch (cudarc's ordering of later copies and frees).
+        drop(args);
+        Ok(())
     }
 }
 
@@ -306,36 +320,26 @@ impl Kernel {
     }
 }
 
-/// The kernel most recently launched through cuda-host in this process: the one a fault seen
-/// later is attributed to.
-static LAST_LAUNCH: Mutex<Option<&'static str>> = Mutex::new(None);
-
-/// Records `name` as the last launch and returns the one before it.
-fn record_launch(name: &'static str) -> Option<&'static str> {
-    let mut last = LAST_LAUNCH
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    last.replace(name)
-}
-
-fn last_launch() -> Option<&'static str> {
-    *LAST_LAUNCH
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A fault, attributed to `kernel` or else to the last launched kernel.
-fn fault(source: DriverFailure, kernel: Option<&'static str>) -> Error {
+/// A fault seen on context `ctx` (on any when `None`), attributed to the kernels that may have
+/// caused it: those launched through cuda-host that no successful synchronisation covered.
+pub(crate) fn fault(source: DriverFailure, ctx: Option<usize>) -> Error {
+    let (mut suspects, overflowed) = inflight::suspects(ctx);
+    let kernel = suspects
+        .last()
+        .copied()
+        .unwrap_or("(none launched through cuda-host)");
+    if suspects.len() == 1 && !overflowed {
+        suspects.clear();
+    }
     Error::KernelFault {
-        kernel: kernel
-            .or_else(last_launch)
-            .unwrap_or("(none launched through cuda-host)"),
+        kernel,
+        in_flight: suspects,
         source,
     }
 }
 
 /// A driver error seen during `call`: a fault when it is one, a plain driver error otherwise.
-fn classify(error: DriverError, call: &'static str) -> Error {
+pub(crate) fn classify(error: DriverError, call: &'static str) -> Error {
     let source = DriverFailure::from(error);
     if is_fault(&source) {
         fault(source, None)
@@ -345,11 +349,23 @@ fn classify(error: DriverError, call: &'static str) -> Error {
 }
 
 /// Waits for everything queued on `stream`. A kernel that faulted is reported as
-/// [`Error::KernelFault`], named after the last kernel launched through cuda-host.
+/// [`Error::KernelFault`], naming it when it is the only kernel launched through cuda-host that
+/// had not been seen to finish, and listing those kernels when there were several.
 pub fn synchronize(stream: &CudaStream) -> Result<(), Error> {
-    stream
-        .synchronize()
-        .map_err(|e| classify(e, "cuStreamSynchronize"))
+    let point = inflight::point(stream);
+    stream.synchronize().map_err(|e| {
+        let source = DriverFailure::from(e);
+        if is_fault(&source) {
+            fault(source, Some(inflight::context_of(stream)))
+        } else {
+            Error::Driver {
+                call: "cuStreamSynchronize",
+                source,
+            }
+        }
+    })?;
+    inflight::finished(point);
+    Ok(())
 }
 
 /// Lets `?` turn cudarc's errors (from copies, allocations, synchronisation) into [`Error`]s,
@@ -407,21 +423,64 @@ mod tests {
     }
 
     #[test]
-    fn faults_name_the_last_launched_kernel() {
-        record_launch("first");
-        assert_eq!(record_launch("second"), Some("first"));
+    fn faults_name_the_kernel_in_flight_or_list_them() {
+        let _serial = inflight::tests::SERIAL
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        inflight::tests::reset();
         let error = Error::from(DriverError(sys::CUresult::CUDA_ERROR_LAUNCH_FAILED));
         assert!(
-            matches!(
-                error,
-                Error::KernelFault {
-                    kernel: "second",
-                    ..
-                }
-            ),
+            matches!(&error, Error::KernelFault { kernel: "(none launched through cuda-host)", in_flight, .. } if in_flight.is_empty()),
             "{error:?}"
         );
         let other = Error::from(DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY));
         assert!(matches!(other, Error::Driver { .. }), "{other:?}");
+
+        inflight::tests::noted(1, 10, &["first"]);
+        let error = fault(
+            DriverFailure(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+            Some(1),
+        );
+        assert!(
+            matches!(&error, Error::KernelFault { kernel: "first", in_flight, .. } if in_flight.is_empty()),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("kernel `first` faulted on the GPU")
+        );
+
+        inflight::tests::noted(1, 20, &["second"]);
+        let error = fault(
+            DriverFailure(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+            Some(1),
+        );
+        assert!(
+            matches!(&error, Error::KernelFault { kernel: "second", in_flight, .. } if *in_flight == ["first", "second"]),
+            "{error:?}"
+        );
+        let text = error.to_string();
+        assert!(
+            text.starts_with(
+                "a kernel launched through cuda-host and not yet seen to finish (`first`, \
+                 `second`; `second` was launched last) faulted on the GPU"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("CUDA_LAUNCH_BLOCKING=1"), "{text}");
+        // Another context's kernels are not suspects.
+        let error = fault(
+            DriverFailure(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+            Some(2),
+        );
+        assert!(matches!(
+            error,
+            Error::KernelFault {
+                kernel: "(none launched through cuda-host)",
+                ..
+            }
+        ));
+        inflight::tests::reset();
     }
 }

@@ -4,10 +4,14 @@
 
 use std::ffi::c_void;
 use std::mem::{MaybeUninit, align_of, size_of};
+use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, SyncOnDrop};
 use kernel_abi::ParamKind;
+
+use crate::graph::{Access, Recording};
+use crate::views::{DeviceSliceArg, DeviceSliceMutArg, Located};
 
 /// A value that can be an argument of a kernel launch.
 ///
@@ -15,8 +19,8 @@ use kernel_abi::ParamKind;
 ///
 /// | kernel parameter | host argument |
 /// |---|---|
-/// | `&[T]` | `&CudaSlice<T>` |
-/// | `&mut [T]`, `DisjointSlice<T>` | `&mut CudaSlice<T>` |
+/// | `&[T]` | `&CudaSlice<T>`, `&CudaView<T>`, `&CudaViewMut<T>` |
+/// | `&mut [T]`, `DisjointSlice<T>` | `&mut CudaSlice<T>`, `&mut CudaViewMut<T>` |
 /// | integers, floats, `bool`, `char` | the value |
 /// | raw pointers | the (device) pointer |
 /// | structs, tuples, closures | [`ByValue`] of the value |
@@ -67,12 +71,18 @@ impl Slot {
 pub struct KernelArgs<'a> {
     /// `None` only in unit tests, which have no GPU to make a stream on.
     stream: Option<&'a CudaStream>,
+    /// The graph recording the stream's work, if one is: buffers are then located for its side
+    /// stream (a stream being captured must not wait on cudarc's events), and their ranges
+    /// noted for the graph's check that it owns them.
+    recording: Option<Arc<Recording>>,
     slots: Vec<Slot>,
     /// Record each buffer's read or write event on the stream when dropped, after the launch,
     /// so that cudarc orders later copies and frees of the buffer after this kernel.
     guards: Vec<SyncOnDrop<'a>>,
     /// Per argument: its kind, and how many slots it pushed.
     params: Vec<(ParamKind, usize)>,
+    /// The device memory the buffers cover, while recording.
+    accesses: Vec<Access>,
 }
 
 impl<'a> KernelArgs<'a> {
@@ -80,9 +90,11 @@ impl<'a> KernelArgs<'a> {
     pub fn new(stream: &'a CudaStream) -> Self {
         KernelArgs {
             stream: Some(stream),
+            recording: crate::graph::recording_on(stream),
             slots: Vec::new(),
             guards: Vec::new(),
             params: Vec::new(),
+            accesses: Vec::new(),
         }
     }
 
@@ -90,10 +102,76 @@ impl<'a> KernelArgs<'a> {
     fn without_stream() -> Self {
         KernelArgs {
             stream: None,
+            recording: None,
             slots: Vec::new(),
             guards: Vec::new(),
             params: Vec::new(),
+            accesses: Vec::new(),
         }
+    }
+
+    /// Appends a device buffer the kernel reads (a `&[T]` parameter): a whole `CudaSlice` or
+    /// a view of one.
+    pub fn slice<T, B: DeviceSliceArg<T>>(&mut self, buffer: &'a B) -> &mut Self {
+        let before = self.slots.len();
+        self.push_read(buffer);
+        self.params
+            .push((ParamKind::Slice, self.slots.len() - before));
+        self
+    }
+
+    /// Appends a device buffer the kernel writes (a `&mut [T]`, `DisjointSlice<T>` or atomic
+    /// slice parameter): a whole `CudaSlice` or a mutable view of one.
+    pub fn slice_mut<T, B: DeviceSliceMutArg<T>>(&mut self, buffer: &'a mut B) -> &mut Self {
+        let before = self.slots.len();
+        self.push_write(buffer);
+        self.params
+            .push((ParamKind::Slice, self.slots.len() - before));
+        self
+    }
+
+    fn push_read<T, B: DeviceSliceArg<T>>(&mut self, buffer: &'a B) {
+        if let Some(recording) = self.recording.clone() {
+            let at = buffer.locate_read(recording.side_stream());
+            self.note_access::<T>(&at, false);
+            self.push_located(at.ptr, at.len, None);
+        } else if let Some(stream) = self.stream {
+            let at = buffer.locate_read(stream);
+            self.push_located(at.ptr, at.len, Some(at.guard));
+        }
+    }
+
+    fn push_write<T, B: DeviceSliceMutArg<T>>(&mut self, buffer: &'a mut B) {
+        if let Some(recording) = self.recording.clone() {
+            let at = buffer.locate_write(recording.side_stream());
+            self.note_access::<T>(&at, true);
+            self.push_located(at.ptr, at.len, None);
+        } else if let Some(stream) = self.stream {
+            let at = buffer.locate_write(stream);
+            self.push_located(at.ptr, at.len, Some(at.guard));
+        }
+    }
+
+    fn note_access<T>(&mut self, at: &Located<'_>, writes: bool) {
+        self.accesses
+            .push(Access::device(at.ptr, at.len * size_of::<T>(), writes));
+    }
+
+    /// Pushes a buffer as the ABI's slice: device pointer, then element count.
+    fn push_located(&mut self, ptr: CUdeviceptr, len: usize, guard: Option<SyncOnDrop<'a>>) {
+        self.push_slot(&ptr);
+        self.push_slot(&(len as u64));
+        self.guards.extend(guard);
+    }
+
+    /// The graph recording this launch's stream, if any.
+    pub(crate) fn recording(&self) -> Option<&Arc<Recording>> {
+        self.recording.as_ref()
+    }
+
+    /// The device memory this launch's buffers cover (noted only while recording).
+    pub(crate) fn take_accesses(&mut self) -> Vec<Access> {
+        std::mem::take(&mut self.accesses)
     }
 
     /// Appends one kernel argument.
@@ -153,39 +231,39 @@ impl<'a> KernelArgs<'a> {
     }
 }
 
-/// Pushes a buffer as the ABI's slice: device pointer, then element count.
-fn push_buffer<'a>(args: &mut KernelArgs<'a>, ptr: CUdeviceptr, len: usize, guard: SyncOnDrop<'a>) {
-    args.push_slot(&ptr);
-    args.push_slot(&(len as u64));
-    args.keep(guard);
+macro_rules! read_buffers {
+    ($($buffer:ty),*) => {$(
+        /// `&[T]` in the kernel: the buffer's device pointer and its length.
+        // SAFETY: `KernelArgs::slice` pushes a pointer to `len` elements of device memory, then
+        // `len`; the ordering guard makes the kernel wait for earlier writes to the buffer.
+        unsafe impl<'a, T> KernelParam<'a> for &'a $buffer {
+            const KIND: ParamKind = ParamKind::Slice;
+
+            fn push(self, args: &mut KernelArgs<'a>) {
+                args.push_read(self);
+            }
+        }
+    )*};
 }
 
-/// `&[T]` in the kernel: the buffer's device pointer and its length.
-// SAFETY: pushes a pointer to `len` elements of device memory, then `len`; the ordering guard
-// makes the kernel wait for earlier writes to the buffer.
-unsafe impl<'a, T> KernelParam<'a> for &'a CudaSlice<T> {
-    const KIND: ParamKind = ParamKind::Slice;
+read_buffers!(CudaSlice<T>, CudaView<'_, T>, CudaViewMut<'_, T>);
 
-    fn push(self, args: &mut KernelArgs<'a>) {
-        // Only unit tests have no stream; the missing slots then fail the launch's check.
-        let Some(stream) = args.stream else { return };
-        let (ptr, guard) = self.device_ptr(stream);
-        push_buffer(args, ptr, DeviceSlice::len(self), guard);
-    }
+macro_rules! write_buffers {
+    ($($buffer:ty),*) => {$(
+        /// `&mut [T]` or `DisjointSlice<T>` in the kernel: the buffer's device pointer and its
+        /// length.
+        // SAFETY: as for reads; the guard orders the kernel after earlier reads and writes.
+        unsafe impl<'a, T> KernelParam<'a> for &'a mut $buffer {
+            const KIND: ParamKind = ParamKind::Slice;
+
+            fn push(self, args: &mut KernelArgs<'a>) {
+                args.push_write(self);
+            }
+        }
+    )*};
 }
 
-/// `&mut [T]` or `DisjointSlice<T>` in the kernel: the buffer's device pointer and its length.
-// SAFETY: as for `&CudaSlice`; the guard orders the kernel after earlier reads and writes.
-unsafe impl<'a, T> KernelParam<'a> for &'a mut CudaSlice<T> {
-    const KIND: ParamKind = ParamKind::Slice;
-
-    fn push(self, args: &mut KernelArgs<'a>) {
-        let len = DeviceSlice::len(self);
-        let Some(stream) = args.stream else { return };
-        let (ptr, guard) = self.device_ptr_mut(stream);
-        push_buffer(args, ptr, len, guard);
-    }
-}
+write_buffers!(CudaSlice<T>, CudaViewMut<'_, T>);
 
 macro_rules! scalar_params {
     ($($ty:ty),*) => {$(
@@ -367,14 +445,14 @@ mod tests {
     }
 
     /// Stands for a `CudaSlice` (which needs a GPU to exist) and packs through the same
-    /// `push_buffer` as the real buffer impls.
+    /// `push_located` as the real buffer impls.
     struct FakeBuffer(CUdeviceptr, usize);
 
     // SAFETY: test only, never launched.
     unsafe impl KernelParam<'_> for FakeBuffer {
         const KIND: ParamKind = <&CudaSlice<f32> as KernelParam>::KIND;
         fn push(self, args: &mut KernelArgs<'_>) {
-            push_buffer(args, self.0, self.1, SyncOnDrop::Sync(None));
+            args.push_located(self.0, self.1, Some(SyncOnDrop::Sync(None)));
         }
     }
 

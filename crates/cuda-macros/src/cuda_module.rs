@@ -9,8 +9,10 @@
 //!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
 //!
 //! Host argument types follow the kernel's parameter types: `&[T]` becomes
-//! `&CudaSlice<T>`, `&mut [T]` and `DisjointSlice<T>` become `&mut CudaSlice<T>`, `&[A]` of
-//! atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...) `&mut CudaSlice<u32>`, everything
+//! `&impl DeviceSliceArg<T>` (a `CudaSlice<T>` or a view of one), `&mut [T]` and
+//! `DisjointSlice<T>` become `&mut impl DeviceSliceMutArg<T>` (a `CudaSlice<T>` or a mutable
+//! view), `&[A]` of atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...) a mutable buffer of
+//! `u32`, everything
 //! else is taken by value (scalars as they are, structs, tuples and closures through
 //! `cuda_host::ByValue`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
 
@@ -27,12 +29,12 @@ use crate::signature::{crate_name, no_arguments};
 
 /// How one kernel parameter crosses from the host.
 enum Shape {
-    /// `&[T]`: the host passes `&CudaSlice<T>`.
+    /// `&[T]`: the host passes `&CudaSlice<T>` or a view.
     Slice(Type),
-    /// `&mut [T]` or `DisjointSlice<T>`: the host passes `&mut CudaSlice<T>`.
+    /// `&mut [T]` or `DisjointSlice<T>`: the host passes `&mut CudaSlice<T>` or a mutable view.
     SliceMut(Type),
     /// `&[A]` of atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...): the kernel writes through
-    /// them, so the host passes `&mut CudaSlice<A::Plain>`.
+    /// them, so the host passes a mutable buffer of `A::Plain`.
     AtomicSlice(Type),
     /// A primitive scalar or a raw pointer: passed as it is.
     Direct(Type),
@@ -348,29 +350,38 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
         // The parameter as an expression, spanned at the macro call, so that diagnostics point
         // at the type rather than suggest changing the kernel's parameter pattern.
         let value = Ident::new(&arg.to_string(), Span::call_site());
-        let (ty, push, span) = match &param.shape {
+        let (ty, method, push, span) = match &param.shape {
             Shape::Slice(elem) => (
-                quote!(&#host::CudaSlice<#elem>),
+                quote!(&impl #host::DeviceSliceArg<#elem>),
+                "slice",
                 quote!(#value),
                 elem.span(),
             ),
             Shape::SliceMut(elem) => (
-                quote!(&mut #host::CudaSlice<#elem>),
+                quote!(&mut impl #host::DeviceSliceMutArg<#elem>),
+                "slice_mut",
                 quote!(#value),
                 elem.span(),
             ),
             Shape::AtomicSlice(elem) => (
-                quote!(&mut #host::CudaSlice<<#elem as #host::AtomicElement>::Plain>),
+                quote!(&mut impl #host::DeviceSliceMutArg<<#elem as #host::AtomicElement>::Plain>),
+                "slice_mut",
                 quote!(#value),
                 elem.span(),
             ),
-            Shape::Direct(ty) => (quote!(#ty), quote!(#value), ty.span()),
-            Shape::Value(ty) => (quote!(#ty), quote!(#host::ByValue(#value)), ty.span()),
+            Shape::Direct(ty) => (quote!(#ty), "arg", quote!(#value), ty.span()),
+            Shape::Value(ty) => (
+                quote!(#ty),
+                "arg",
+                quote!(#host::ByValue(#value)),
+                ty.span(),
+            ),
         };
         params.push(quote!(#arg: #ty));
         // Spanned at the kernel's parameter type, so that an argument type that cannot be
         // passed is reported there.
-        pushes.push(quote_spanned!(span=> __cuda_oxide_args.arg(#push);));
+        let method = Ident::new(method, span);
+        pushes.push(quote_spanned!(span=> __cuda_oxide_args.#method(#push);));
     }
     let summary =
         format!(" Launches the kernel `{name}` on `stream` with `cfg`; returns once it is queued.");
@@ -453,14 +464,16 @@ mod tests {
         assert!(
             out.contains(
                 "pub fn vecadd (& self , stream : & :: cuda_host :: CudaStream , cfg : :: \
-                 cuda_host :: LaunchConfig , a : & :: cuda_host :: CudaSlice < f32 > , b : & :: \
-                 cuda_host :: CudaSlice < f32 > , c : & mut :: cuda_host :: CudaSlice < f32 > ,)"
+                 cuda_host :: LaunchConfig , a : & impl :: cuda_host :: DeviceSliceArg < f32 > , \
+                 b : & impl :: cuda_host :: DeviceSliceArg < f32 > , c : & mut impl :: \
+                 cuda_host :: DeviceSliceMutArg < f32 > ,)"
             ),
             "{out}"
         );
         assert!(
             out.contains(
-                "data : & mut :: cuda_host :: CudaSlice < u32 > , factor : u32 , p : Params ,"
+                "data : & mut impl :: cuda_host :: DeviceSliceMutArg < u32 > , factor : u32 , p \
+                 : Params ,"
             ),
             "{out}"
         );
@@ -512,26 +525,26 @@ mod tests {
             }
         ));
         assert!(
-            out.contains("x : & :: cuda_host :: CudaSlice < u32 >"),
+            out.contains("x : & impl :: cuda_host :: DeviceSliceArg < u32 >"),
             "{out}"
         );
         assert!(
             out.contains(
-                "bins : & mut :: cuda_host :: CudaSlice < < DeviceAtomicU32 as :: cuda_host :: \
+                "bins : & mut impl :: cuda_host :: DeviceSliceMutArg < < DeviceAtomicU32 as :: cuda_host :: \
                  AtomicElement > :: Plain >"
             ),
             "{out}"
         );
         assert!(
             out.contains(
-                "flags : & mut :: cuda_host :: CudaSlice < < core :: sync :: atomic :: \
+                "flags : & mut impl :: cuda_host :: DeviceSliceMutArg < < core :: sync :: atomic :: \
                  AtomicBool as :: cuda_host :: AtomicElement > :: Plain >"
             ),
             "{out}"
         );
         // Only the atomic types it knows: anything else is an ordinary buffer.
         assert!(
-            out.contains("mine : & :: cuda_host :: CudaSlice < MyAtomicU32 >"),
+            out.contains("mine : & impl :: cuda_host :: DeviceSliceArg < MyAtomicU32 >"),
             "{out}"
         );
     }
