@@ -1,8 +1,8 @@
-//! The parts of `core` that need constants in device memory or calls through function
-//! pointers: `sort_unstable` (its quicksort picks a partition function through a pointer),
+//! `core` code that relies on constants in device memory and calls through function pointers:
+//! `sort_unstable` (its quicksort picks a partition function through a pointer),
 //! `Result::expect` (a string literal), promoted references (`unwrap_or(&0)`), string
 //! literals, `const` tables used by reference, and `Ordering::then_with` on promoted operands.
-//! Each thread runs [`pending_op`]; the host runs it too and compares exactly.
+//! Each thread runs [`window_op`]; the host runs it too and compares exactly.
 
 use std::process::ExitCode;
 
@@ -12,14 +12,14 @@ use example_support::{Gpu, Rng, check, run_example};
 /// The number of elements in each thread's window.
 pub const WINDOW: usize = 12;
 
-/// The number of operations [`pending_op`] knows.
+/// The number of operations [`window_op`] knows.
 pub const OPS: u32 = 6;
 
 /// A lookup table used by reference.
 pub const SQUARES: [u32; 8] = [0, 1, 4, 9, 16, 25, 36, 49];
 
 /// Operation `op` on the thread's window `w`.
-pub fn pending_op(op: u32, w: &[u32]) -> u64 {
+pub fn window_op(op: u32, w: &[u32]) -> u64 {
     match op {
         // sort_unstable on a small per-thread array, and sort_unstable_by_key.
         0 => {
@@ -86,17 +86,17 @@ mod kernels {
     use cuda_device::{DisjointSlice, kernel, thread};
 
     #[kernel]
-    pub fn pending(op: u32, w: &[u32], mut out: DisjointSlice<u64>) {
+    pub fn sorted_ops(op: u32, w: &[u32], mut out: DisjointSlice<u64>) {
         let i = thread::index_1d();
         let n = i.get();
         if let Some(slot) = out.get_mut(i) {
-            *slot = super::pending_op(op, super::window(w, n));
+            *slot = super::window_op(op, super::window(w, n));
         }
     }
 }
 
 fn main() -> ExitCode {
-    run_example("core_after_merge", run)
+    run_example("sorting", run)
 }
 
 fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
@@ -109,10 +109,10 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let cfg = LaunchConfig::for_num_elems(N as u32);
     let mut ok = true;
     for op in 0..OPS {
-        module.pending(&gpu.stream, cfg, op, &w_dev, &mut out)?;
-        let expected: Vec<u64> = (0..N).map(|i| pending_op(op, window(&w, i))).collect();
+        module.sorted_ops(&gpu.stream, cfg, op, &w_dev, &mut out)?;
+        let expected: Vec<u64> = (0..N).map(|i| window_op(op, window(&w, i))).collect();
         ok &= check(
-            &format!("pending op {op}"),
+            &format!("window op {op}"),
             &gpu.stream.clone_dtoh(&out)?,
             &expected,
         );
