@@ -22,11 +22,34 @@ pub enum OxideError {
     BackendMissing(PathBuf),
 
     #[error(
-        "this cargo-oxide does not know where the cuda-oxide sources are (looked in `{}`); \
-         run it from the cuda-oxide repository (`cargo oxide ...`) or set CUDA_OXIDE_BACKEND",
+        "the cuda-oxide sources are not at `{}`, where this cargo-oxide looks for them (they \
+         hold the backend it builds and the crates kernels use): reinstall cargo-oxide from a \
+         checkout you keep (`cargo install --path crates/cargo-oxide`), or set CUDA_OXIDE_SRC \
+         to one",
         .0.display()
     )]
     RepoNotFound(PathBuf),
+
+    #[error("`{}` has no `[toolchain]` table with a `channel`", .path.display())]
+    ToolchainFile { path: PathBuf },
+
+    #[error(
+        "cuda-oxide builds with the Rust toolchain {toolchain}, which rustup installs, but \
+         there is no `rustup` on PATH: install rustup (https://rustup.rs)"
+    )]
+    NoRustup { toolchain: String },
+
+    #[error(
+        "installing the Rust toolchain {toolchain} failed (see rustup's messages above); \
+         check the network, then run `{command}` yourself"
+    )]
+    ToolchainInstall { toolchain: String, command: String },
+
+    #[error(
+        "no cache directory to keep the backend in: set CUDA_OXIDE_CACHE (or XDG_CACHE_HOME, \
+         or HOME)"
+    )]
+    NoCacheDir,
 
     #[error("no example named `{name}` (looked for `{}`); available: {available}", .manifest.display())]
     UnknownExample {

@@ -5,11 +5,13 @@
 
 mod backend;
 mod bundle;
+mod cache;
 mod cli;
 mod error;
 mod libdevice;
 mod pipeline;
 mod run;
+mod toolchain;
 mod user_build;
 
 use std::process::ExitCode;
