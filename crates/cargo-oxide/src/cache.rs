@@ -18,7 +18,9 @@ pub fn backend_target_dir(root: &Path) -> Result<PathBuf, OxideError> {
         return Ok(PathBuf::from(dir));
     }
     let repo_target = root.join("target");
-    let exe = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok());
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.canonicalize().ok());
     if exe.is_some_and(|exe| exe.starts_with(&repo_target)) {
         return Ok(repo_target);
     }
@@ -56,7 +58,10 @@ mod tests {
     fn cache_keys_tell_versions_and_checkouts_apart() {
         let a = version_key(Path::new("/home/u/cuda-oxide"));
         let b = version_key(Path::new("/home/u/other/cuda-oxide"));
-        assert!(a.starts_with(concat!(env!("CARGO_PKG_VERSION"), "-")), "{a}");
+        assert!(
+            a.starts_with(concat!(env!("CARGO_PKG_VERSION"), "-")),
+            "{a}"
+        );
         assert_eq!(a.len(), env!("CARGO_PKG_VERSION").len() + 9, "{a}");
         assert_ne!(a, b);
         assert_eq!(a, version_key(Path::new("/home/u/cuda-oxide")));

@@ -24,6 +24,12 @@ pub enum Command {
     /// Build every example and gather the binaries, their PTX and a runner script in one
     /// folder that can be carried to a machine with a GPU.
     Bundle(BundleOptions),
+    /// Create a crate with a kernel and a host program that checks it, for `cargo oxide run`.
+    New(NewOptions),
+    /// Check what building and running kernels needs: the toolchain and its components, the
+    /// LLVM tools, ptxas, libdevice, the NVIDIA driver and GPU; say what to do about each
+    /// missing piece.
+    Doctor,
 }
 
 /// `cargo oxide run`: what to build, and the program's arguments.
@@ -65,6 +71,17 @@ pub struct BundleOptions {
     pub arch: Option<String>,
 }
 
+/// `cargo oxide new`.
+#[derive(Debug, Clone, Args)]
+pub struct NewOptions {
+    /// The directory to create (it must not exist, or be empty).
+    pub path: PathBuf,
+
+    /// The package name (default: the directory's name).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
 /// Which crate to build, and how.
 #[derive(Debug, Clone, Args)]
 pub struct BuildTarget {
@@ -72,7 +89,7 @@ pub struct BuildTarget {
     #[arg(conflicts_with = "manifest_path")]
     pub example: Option<String>,
 
-    /// The `Cargo.toml` of the crate to build.
+    /// The `Cargo.toml` of the crate to build (default: the crate of the current directory).
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 

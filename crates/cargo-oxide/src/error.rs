@@ -58,8 +58,29 @@ pub enum OxideError {
         available: String,
     },
 
-    #[error("no crate to build: name an example or pass --manifest-path PATH/Cargo.toml")]
-    NoTarget,
+    #[error(
+        "no crate to build: there is no Cargo.toml in `{}` or above it; run this in a crate, \
+         pass --manifest-path PATH/Cargo.toml, or name an example of cuda-oxide",
+        .0.display()
+    )]
+    NoTarget(PathBuf),
+
+    #[error(
+        "`{}` exists and is not empty; `cargo oxide new` writes a new crate into a new (or \
+         empty) directory",
+        .0.display()
+    )]
+    NewTargetExists(PathBuf),
+
+    #[error(
+        "`{0}` cannot be a package name: use ASCII letters, digits, `-` and `_`, not starting \
+         with a digit (and not `cuda-device`, `cuda-host`, `test`, `core` or `std`); choose \
+         one with --name"
+    )]
+    BadCrateName(String),
+
+    #[error("the path `{}` is not UTF-8, which Cargo.toml needs", .0.display())]
+    NonUtf8Path(PathBuf),
 
     #[error("`{}` does not exist", .0.display())]
     ManifestMissing(PathBuf),

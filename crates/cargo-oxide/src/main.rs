@@ -7,8 +7,10 @@ mod backend;
 mod bundle;
 mod cache;
 mod cli;
+mod doctor;
 mod error;
 mod libdevice;
+mod new;
 mod pipeline;
 mod run;
 mod toolchain;
@@ -51,6 +53,14 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }),
+        Command::New(options) => new::new(&options).map(|dir| {
+            eprintln!(
+                "cargo oxide: created {}; `cd` there and run `cargo oxide run`",
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }),
+        Command::Doctor => Ok(doctor::doctor()),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error}");

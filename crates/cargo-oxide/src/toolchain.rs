@@ -243,10 +243,7 @@ mod tests {
         let pinned = Toolchain::parse(BUILT_WITH).expect("the toolchain file parses");
         assert!(pinned.channel.starts_with("nightly-20"), "{pinned:?}");
         for needed in ["rustc-dev", "llvm-tools", "rust-src"] {
-            assert!(
-                pinned.components.iter().any(|c| c == needed),
-                "{pinned:?}"
-            );
+            assert!(pinned.components.iter().any(|c| c == needed), "{pinned:?}");
         }
     }
 
@@ -263,7 +260,10 @@ mod tests {
                 profile: Some("minimal".into()),
             })
         );
-        assert_eq!(Toolchain::parse("[toolchain]\nprofile = \"minimal\"\n"), None);
+        assert_eq!(
+            Toolchain::parse("[toolchain]\nprofile = \"minimal\"\n"),
+            None
+        );
         assert_eq!(
             Toolchain::parse("[toolchain]\ncomponents = \"x\"\nchannel = \"n\""),
             None
