@@ -43,17 +43,20 @@ mod driver;
 mod error;
 mod module;
 mod param;
+mod ptx_compat;
 
 pub use cuda_macros::cuda_module;
 pub use cudarc;
 pub use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig};
 pub use driver::{
-    CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, init,
+    CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, driver_version,
+    init,
 };
 pub use error::{CudaVersion, DriverFailure, Error};
 pub use kernel_abi::ParamKind;
 pub use module::{Kernel, PtxModule, synchronize};
 pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+pub use ptx_compat::PtxIsa;
 
 /// Support for the code `#[cuda_module]` generates; not a public API.
 #[doc(hidden)]

@@ -260,7 +260,8 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         /// the kernels of this module in it.
         ///
         /// A binary built without the cuda-oxide backend has no embedded PTX: linking it fails
-        /// with an undefined `cuda_oxide_ptx_..._build_with_cargo_oxide`.
+        /// with an undefined `cuda_oxide_ptx_... (the kernels of this crate were not compiled:
+        /// build it with `cargo oxide build` ...)`.
         #[allow(dead_code)]
         pub fn load(
             ctx: &#host::CudaContext,
