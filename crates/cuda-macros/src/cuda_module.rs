@@ -136,6 +136,7 @@ fn is_kernel(func: &ItemFn) -> bool {
 }
 
 fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
+    crate::kernel::check_signature(func)?;
     let mut params = Vec::new();
     for (index, input) in func.sig.inputs.iter().enumerate() {
         let FnArg::Typed(typed) = input else {
