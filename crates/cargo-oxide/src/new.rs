@@ -39,11 +39,33 @@ pub fn new(options: &NewOptions) -> Result<PathBuf, OxideError> {
             .replace("{name}", &name)
             .replace("{sources}", sources)
     };
-    write(&dir.join("Cargo.toml"), &fill(CARGO_TOML))?;
+    let mut manifest = fill(CARGO_TOML);
+    if let Some(outer) = enclosing_workspace(dir) {
+        manifest.push_str(&format!(
+            "\n# A workspace of its own: it sits inside `{}`, whose workspace would otherwise \
+             claim it.\n[workspace]\n",
+            outer.display()
+        ));
+    }
+    write(&dir.join("Cargo.toml"), &manifest)?;
     write(&dir.join("src/main.rs"), MAIN_RS)?;
     write(&dir.join("README.md"), &fill(README))?;
     write(&dir.join(".gitignore"), GITIGNORE)?;
     Ok(dir.clone())
+}
+
+/// The manifest of a workspace that a crate in `dir` would fall into (cargo looks for one in
+/// every folder above a package).
+fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(dir).ok()?;
+    absolute
+        .ancestors()
+        .skip(1)
+        .map(|ancestor| ancestor.join("Cargo.toml"))
+        .find(|manifest| {
+            std::fs::read_to_string(manifest)
+                .is_ok_and(|text| text.lines().any(|line| line.trim() == "[workspace]"))
+        })
 }
 
 fn write(path: &Path, text: &str) -> Result<(), OxideError> {
@@ -105,6 +127,21 @@ mod tests {
     }
 
     #[test]
+    fn a_crate_inside_a_workspace_gets_its_own() {
+        let root = std::env::temp_dir().join(format!("oxide-new-ws-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+        let options = NewOptions {
+            path: root.join("tools/inner"),
+            name: None,
+        };
+        new(&options).unwrap();
+        let manifest = std::fs::read_to_string(root.join("tools/inner/Cargo.toml")).unwrap();
+        assert!(manifest.trim_end().ends_with("[workspace]"), "{manifest}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
     fn writes_a_crate_and_refuses_to_overwrite() {
         let dir = std::env::temp_dir().join(format!("oxide-new-{}/hello-gpu", std::process::id()));
         let options = NewOptions {
@@ -114,6 +151,7 @@ mod tests {
         assert_eq!(new(&options).unwrap(), dir);
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         assert!(manifest.contains("name = \"hello-gpu\""), "{manifest}");
+        assert!(!manifest.contains("[workspace]"), "{manifest}");
         let sources = backend::repo_root().unwrap();
         assert!(
             manifest.contains(&format!("{}/crates/cuda-host", sources.display())),
