@@ -1,13 +1,20 @@
-//! Finding (and building when needed) the codegen backend dylib, and the pinned toolchain.
+//! Finding (and building when needed) the codegen backend dylib.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::cache;
 use crate::error::OxideError;
+use crate::toolchain;
 
-/// The repository this cargo-oxide was built from.
+/// The root of the cuda-oxide sources: `CUDA_OXIDE_SRC` when set, otherwise the checkout this
+/// cargo-oxide was built from (an installed cargo-oxide keeps using the checkout it was
+/// installed from: the backend and the crates kernels depend on are built from it).
 pub fn repo_root() -> Result<PathBuf, OxideError> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = match std::env::var_os("CUDA_OXIDE_SRC") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+    };
     let root = root.canonicalize().unwrap_or(root);
     if root.join("crates/rustc-codegen-cuda/Cargo.toml").is_file() {
         Ok(root)
@@ -19,22 +26,14 @@ pub fn repo_root() -> Result<PathBuf, OxideError> {
 /// The toolchain the backend is built for: the backend links against one exact rustc, so user
 /// crates must be compiled by that same rustc, whatever the user's default toolchain is.
 pub fn pinned_toolchain() -> &'static str {
-    const TOML: &str = include_str!("../../../rust-toolchain.toml");
-    TOML.lines()
-        .find_map(|line| {
-            let value = line
-                .trim()
-                .strip_prefix("channel")?
-                .trim()
-                .strip_prefix('=')?;
-            Some(value.trim().trim_matches('"'))
-        })
-        .expect("rust-toolchain.toml names a channel")
+    &toolchain::Toolchain::pinned().channel
 }
 
-/// The backend dylib: `CUDA_OXIDE_BACKEND` if set, otherwise the repository's, built (or brought
-/// up to date) with cargo first.
+/// The backend dylib: `CUDA_OXIDE_BACKEND` if set, otherwise the one built from the sources
+/// (built, or brought up to date, with cargo first). Either way the pinned toolchain is
+/// installed first when it is missing: every build with the backend needs it.
 pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
+    toolchain::Toolchain::pinned().ensure_installed()?;
     if let Some(path) = std::env::var_os("CUDA_OXIDE_BACKEND") {
         let path = PathBuf::from(path);
         return if path.is_file() {
@@ -44,13 +43,34 @@ pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
         };
     }
     let root = repo_root()?;
+    let target_dir = cache::backend_target_dir(&root)?;
+    let profile = if release { "release" } else { "debug" };
+    let dylib = target_dir.join(profile).join(format!(
+        "{}rustc_codegen_cuda{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    // The first build takes minutes: let cargo show its progress. Later ones only check that
+    // the backend is up to date, quietly (errors still show).
+    let first_build = !dylib.is_file();
+    if first_build {
+        eprintln!(
+            "cargo oxide: building the cuda-oxide codegen backend into {} (once per cuda-oxide \
+             version; a minute or a few)",
+            target_dir.display()
+        );
+    }
     let mut cargo = Command::new("cargo");
     cargo
         .current_dir(&root)
         .env("RUSTUP_TOOLCHAIN", pinned_toolchain())
+        .env("CARGO_TARGET_DIR", &target_dir)
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .args(["build", "--quiet", "--package", "rustc-codegen-cuda"]);
+        .args(["build", "--package", "rustc-codegen-cuda"]);
+    if !first_build {
+        cargo.arg("--quiet");
+    }
     if release {
         cargo.arg("--release");
     }
@@ -61,15 +81,6 @@ pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
     if !status.success() {
         return Err(OxideError::BackendBuild);
     }
-    let profile = if release { "release" } else { "debug" };
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let dylib = target_dir.join(profile).join(format!(
-        "{}rustc_codegen_cuda{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
     if !dylib.is_file() {
         return Err(OxideError::BackendMissing(dylib));
     }
@@ -114,17 +125,9 @@ fn stamped_copy(dylib: &Path, dir: &Path) -> Result<PathBuf, OxideError> {
     Ok(stamped)
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, a small stable hash for file names.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn pinned_toolchain_is_a_dated_nightly() {
-        let channel = super::pinned_toolchain();
-        assert!(channel.starts_with("nightly-20"), "{channel}");
-    }
 }

@@ -27,6 +27,12 @@ pub enum Command {
     /// Build the benchmark suite (`examples/bench`, release) into the GPU bundle folder, with
     /// `bench.sh` to run it there; `--run` also runs it here.
     Bench(BenchOptions),
+    /// Create a crate with a kernel and a host program that checks it, for `cargo oxide run`.
+    New(NewOptions),
+    /// Check what building and running kernels needs: the toolchain and its components, the
+    /// LLVM tools, ptxas, libdevice, the NVIDIA driver and GPU; say what to do about each
+    /// missing piece.
+    Doctor,
 }
 
 /// `cargo oxide run`: what to build, and the program's arguments.
@@ -94,6 +100,17 @@ pub struct BenchOptions {
     pub args: Vec<std::ffi::OsString>,
 }
 
+/// `cargo oxide new`.
+#[derive(Debug, Clone, Args)]
+pub struct NewOptions {
+    /// The directory to create (it must not exist, or be empty).
+    pub path: PathBuf,
+
+    /// The package name (default: the directory's name).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
 /// Which crate to build, and how.
 #[derive(Debug, Clone, Args)]
 pub struct BuildTarget {
@@ -101,7 +118,7 @@ pub struct BuildTarget {
     #[arg(conflicts_with = "manifest_path")]
     pub example: Option<String>,
 
-    /// The `Cargo.toml` of the crate to build.
+    /// The `Cargo.toml` of the crate to build (default: the crate of the current directory).
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 

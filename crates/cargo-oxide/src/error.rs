@@ -22,11 +22,34 @@ pub enum OxideError {
     BackendMissing(PathBuf),
 
     #[error(
-        "this cargo-oxide does not know where the cuda-oxide sources are (looked in `{}`); \
-         run it from the cuda-oxide repository (`cargo oxide ...`) or set CUDA_OXIDE_BACKEND",
+        "the cuda-oxide sources are not at `{}`, where this cargo-oxide looks for them (they \
+         hold the backend it builds and the crates kernels use): reinstall cargo-oxide from a \
+         checkout you keep (`cargo install --path crates/cargo-oxide`), or set CUDA_OXIDE_SRC \
+         to one",
         .0.display()
     )]
     RepoNotFound(PathBuf),
+
+    #[error("`{}` has no `[toolchain]` table with a `channel`", .path.display())]
+    ToolchainFile { path: PathBuf },
+
+    #[error(
+        "cuda-oxide builds with the Rust toolchain {toolchain}, which rustup installs, but \
+         there is no `rustup` on PATH: install rustup (https://rustup.rs)"
+    )]
+    NoRustup { toolchain: String },
+
+    #[error(
+        "installing the Rust toolchain {toolchain} failed (see rustup's messages above); \
+         check the network, then run `{command}` yourself"
+    )]
+    ToolchainInstall { toolchain: String, command: String },
+
+    #[error(
+        "no cache directory to keep the backend in: set CUDA_OXIDE_CACHE (or XDG_CACHE_HOME, \
+         or HOME)"
+    )]
+    NoCacheDir,
 
     #[error("no example named `{name}` (looked for `{}`); available: {available}", .manifest.display())]
     UnknownExample {
@@ -35,8 +58,29 @@ pub enum OxideError {
         available: String,
     },
 
-    #[error("no crate to build: name an example or pass --manifest-path PATH/Cargo.toml")]
-    NoTarget,
+    #[error(
+        "no crate to build: there is no Cargo.toml in `{}` or above it; run this in a crate, \
+         pass --manifest-path PATH/Cargo.toml, or name an example of cuda-oxide",
+        .0.display()
+    )]
+    NoTarget(PathBuf),
+
+    #[error(
+        "`{}` exists and is not empty; `cargo oxide new` writes a new crate into a new (or \
+         empty) directory",
+        .0.display()
+    )]
+    NewTargetExists(PathBuf),
+
+    #[error(
+        "`{0}` cannot be a package name: use ASCII letters, digits, `-` and `_`, not starting \
+         with a digit (and not `cuda-device`, `cuda-host`, `test`, `core` or `std`); choose \
+         one with --name"
+    )]
+    BadCrateName(String),
+
+    #[error("the path `{}` is not UTF-8, which Cargo.toml needs", .0.display())]
+    NonUtf8Path(PathBuf),
 
     #[error("`{}` does not exist", .0.display())]
     ManifestMissing(PathBuf),

@@ -6,11 +6,15 @@
 mod backend;
 mod bench;
 mod bundle;
+mod cache;
 mod cli;
+mod doctor;
 mod error;
 mod libdevice;
+mod new;
 mod pipeline;
 mod run;
+mod toolchain;
 mod user_build;
 
 use std::process::ExitCode;
@@ -56,6 +60,14 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Bench(options) => bench::bench(&options),
+        Command::New(options) => new::new(&options).map(|dir| {
+            eprintln!(
+                "cargo oxide: created {}; `cd` there and run `cargo oxide run`",
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }),
+        Command::Doctor => Ok(doctor::doctor()),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error}");

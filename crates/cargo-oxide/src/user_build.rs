@@ -60,7 +60,16 @@ pub fn resolve_manifest(target: &BuildTarget) -> Result<PathBuf, OxideError> {
                 Err(OxideError::ManifestMissing(path))
             }
         }
-        (None, None) => Err(OxideError::NoTarget),
+        (None, None) => {
+            let cwd = std::env::current_dir().map_err(|source| OxideError::Io {
+                path: ".".into(),
+                source,
+            })?;
+            cwd.ancestors()
+                .map(|dir| dir.join("Cargo.toml"))
+                .find(|manifest| manifest.is_file())
+                .ok_or(OxideError::NoTarget(cwd))
+        }
     }
 }
 

@@ -76,6 +76,20 @@ pub fn init() -> Result<(), Error> {
     state.map_err(Error::from)
 }
 
+/// The CUDA version the driver supports (`cuDriverGetVersion`).
+pub fn driver_version() -> Result<CudaVersion, Error> {
+    init()?;
+    let mut version = 0;
+    // SAFETY: `cuDriverGetVersion` exists in every driver and only writes `version`.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(|e| Error::Driver {
+            call: "cuDriverGetVersion",
+            source: e.into(),
+        })?;
+    Ok(CudaVersion(version))
+}
+
 /// The number of CUDA devices the driver sees.
 pub fn device_count() -> Result<usize, Error> {
     init()?;

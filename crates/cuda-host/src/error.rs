@@ -82,6 +82,52 @@ pub enum Error {
         log: String,
     },
 
+    /// The driver refused the PTX because it is for a GPU architecture this GPU does not run.
+    #[error(
+        "the PTX of crate `{crate_name}` is compiled for {ptx_arch}, which GPU {ordinal} \
+         ({gpu_name}, {gpu_arch}) cannot run ({source}); rebuild it for this GPU: `cargo oxide \
+         run` compiles for the local GPU, `cargo oxide build --arch {gpu_arch}` for this one"
+    )]
+    PtxArchUnsupported {
+        /// The crate whose PTX it is.
+        crate_name: &'static str,
+        /// The architecture in the PTX's `.target`.
+        ptx_arch: String,
+        /// The device's ordinal.
+        ordinal: usize,
+        /// The device's name.
+        gpu_name: String,
+        /// The device's architecture (`sm_90`).
+        gpu_arch: String,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
+    /// The driver refused the PTX because its PTX ISA version is newer than the driver reads.
+    #[error(
+        "the PTX of crate `{crate_name}` is PTX ISA {isa}, {needs}but this driver supports CUDA \
+         {driver}{reads} ({source}); update the NVIDIA driver, or build for an older GPU \
+         architecture (`cargo oxide build --arch sm_XX`), for which LLVM writes an older PTX ISA",
+        needs = needs.map_or(String::new(), |v| format!("which needs a driver for CUDA {v} or newer, ")),
+        reads = newest.map_or(String::new(), |v| format!(" (PTX ISA up to {v})"))
+    )]
+    PtxIsaUnsupported {
+        /// The crate whose PTX it is.
+        crate_name: &'static str,
+        /// The PTX's `.version`.
+        isa: crate::ptx_compat::PtxIsa,
+        /// The CUDA version the driver supports.
+        driver: CudaVersion,
+        /// The first CUDA version that reads `isa`, when known.
+        needs: Option<CudaVersion>,
+        /// The newest PTX ISA the driver reads, when known.
+        newest: Option<crate::ptx_compat::PtxIsa>,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
     /// The PTX has no `.entry` of this name.
     #[error(
         "the PTX of crate `{crate_name}` has no kernel `{kernel}`: the binary and its PTX \
@@ -384,6 +430,43 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("--arch"), "{text}");
+
+        let arch = Error::PtxArchUnsupported {
+            crate_name: "app",
+            ptx_arch: "sm_100".into(),
+            ordinal: 0,
+            gpu_name: "NVIDIA H100 80GB HBM3".into(),
+            gpu_arch: "sm_90".into(),
+            source: DriverFailure(sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU),
+        };
+        let text = arch.to_string();
+        assert!(
+            text.starts_with(
+                "the PTX of crate `app` is compiled for sm_100, which GPU 0 (NVIDIA H100 80GB \
+                 HBM3, sm_90) cannot run"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("`cargo oxide build --arch sm_90`"), "{text}");
+
+        let isa = |major, minor| crate::ptx_compat::PtxIsa { major, minor };
+        let old_driver = Error::PtxIsaUnsupported {
+            crate_name: "app",
+            isa: isa(9, 0),
+            driver: CudaVersion(12080),
+            needs: Some(CudaVersion(13000)),
+            newest: Some(isa(8, 7)),
+            source: DriverFailure(sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION),
+        };
+        let text = old_driver.to_string();
+        assert!(
+            text.starts_with(
+                "the PTX of crate `app` is PTX ISA 9.0, which needs a driver for CUDA 13.0 or \
+                 newer, but this driver supports CUDA 12.8 (PTX ISA up to 8.7)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("update the NVIDIA driver"), "{text}");
 
         let none = Error::NoDevice {
             ordinal: 0,

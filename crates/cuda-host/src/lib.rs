@@ -55,6 +55,7 @@ mod inflight;
 mod module;
 pub mod nvrtc;
 mod param;
+mod ptx_compat;
 pub mod timing;
 mod views;
 
@@ -67,7 +68,8 @@ pub use cudarc::driver::{
     PinnedHostSlice,
 };
 pub use driver::{
-    CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, init,
+    CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, driver_version,
+    init,
 };
 pub use error::{CudaVersion, DriverFailure, Error};
 pub use event::Event;
@@ -75,6 +77,7 @@ pub use graph::{Capture, Graph, GraphError, GraphState, StateVisitor, Update};
 pub use kernel_abi::ParamKind;
 pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, PtxModule, synchronize};
 pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+pub use ptx_compat::PtxIsa;
 pub use views::{DeviceSliceArg, DeviceSliceMutArg};
 
 /// Support for the code `#[cuda_module]` generates; not a public API.

@@ -9,6 +9,7 @@ use crate::driver::CudaContext;
 use crate::error::{DriverFailure, Error, is_fault};
 use crate::inflight;
 use crate::param::KernelArgs;
+use crate::ptx_compat::{self, Mismatch};
 
 /// Bytes the driver may write into each JIT log.
 const JIT_LOG_BYTES: usize = 16 * 1024;
@@ -93,11 +94,13 @@ impl PtxModule {
                 }),
             }),
             Err(e) if is_fault(&e.into()) => Err(fault(e.into(), Some(ctx.cu_ctx() as usize))),
-            Err(e) => Err(Error::ModuleLoad {
+            Err(e) => Err(refusal(
+                &ctx,
                 crate_name,
-                source: e.into(),
-                log: jit_log(&error_log, &info_log),
-            }),
+                ptx,
+                e.into(),
+                jit_log(&error_log, &info_log),
+            )),
         }
     }
 
@@ -133,6 +136,44 @@ impl PtxModule {
             Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(missing()),
             Err(e) => Err(classify(e, "cuModuleGetFunction")),
         }
+    }
+}
+
+/// Why the driver refused `ptx`: an architecture or PTX ISA that this GPU or driver cannot
+/// take, named on both sides when the PTX's header shows it, else the driver's error and log.
+fn refusal(
+    ctx: &cu::CudaContext,
+    crate_name: &'static str,
+    ptx: &CStr,
+    source: DriverFailure,
+    log: String,
+) -> Error {
+    let ordinal = ctx.ordinal();
+    let gpu = crate::driver::compute_capability(ordinal).ok();
+    let driver = crate::driver::driver_version().ok();
+    let text = ptx.to_string_lossy();
+    match ptx_compat::mismatch(&text, gpu, driver) {
+        Some(Mismatch::Arch { ptx, gpu }) => Error::PtxArchUnsupported {
+            crate_name,
+            ptx_arch: ptx.to_string(),
+            ordinal,
+            gpu_name: ctx.name().unwrap_or_else(|_| "name unknown".into()),
+            gpu_arch: format!("sm_{}{}", gpu.0, gpu.1),
+            source,
+        },
+        Some(Mismatch::Isa { ptx, driver, needs }) => Error::PtxIsaUnsupported {
+            crate_name,
+            isa: ptx,
+            driver,
+            needs,
+            newest: ptx_compat::newest_isa_for(driver),
+            source,
+        },
+        None => Error::ModuleLoad {
+            crate_name,
+            source,
+            log,
+        },
     }
 }
 

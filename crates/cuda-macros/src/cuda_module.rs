@@ -142,6 +142,7 @@ fn is_kernel(func: &ItemFn) -> bool {
 }
 
 fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
+    crate::kernel::check_signature(func)?;
     let mut params = Vec::new();
     for (index, input) in func.sig.inputs.iter().enumerate() {
         let FnArg::Typed(typed) = input else {
@@ -303,7 +304,8 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         /// the kernels of this module in it.
         ///
         /// A binary built without the cuda-oxide backend has no embedded PTX: linking it fails
-        /// with an undefined `cuda_oxide_ptx_..._build_with_cargo_oxide`.
+        /// with an undefined `cuda_oxide_ptx_... (the kernels of this crate were not compiled:
+        /// build it with `cargo oxide build` ...)`.
         #[allow(dead_code)]
         pub fn load(
             ctx: &#host::CudaContext,

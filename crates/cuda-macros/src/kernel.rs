@@ -4,8 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use reserved_oxide_symbols::ReservedKind;
 use syn::spanned::Spanned;
-use syn::{Error, Result, ReturnType, Type};
+use syn::{Error, FnArg, ItemFn, Result, ReturnType, Type};
 
+use crate::host_memory::check_no_host_memory;
 use crate::signature::{
     check_qualifiers, has_type_or_const_generics, no_arguments, parse_fn, reserved_ident,
     sets_symbol_name,
@@ -14,8 +15,29 @@ use crate::signature::{
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
     no_arguments("kernel", attr)?;
     let mut func = parse_fn("kernel", item)?;
-    check_qualifiers("kernel", &func)?;
-    if let Some(span) = has_type_or_const_generics(&func) {
+    check_signature(&func)?;
+    for attr in &func.attrs {
+        if sets_symbol_name(attr) {
+            return Err(Error::new(
+                attr.span(),
+                "#[kernel] chooses the exported name itself; remove this attribute",
+            ));
+        }
+    }
+    func.sig.ident = reserved_ident(ReservedKind::Kernel, &func);
+    Ok(quote! {
+        #[unsafe(no_mangle)]
+        #[allow(non_snake_case)]
+        #func
+    })
+}
+
+/// What a GPU entry point's signature must be. `#[cuda_module]` checks it too: it sees the
+/// kernels before `#[kernel]` expands, and a launcher of a wrong signature would bury this
+/// error under others.
+pub fn check_signature(func: &ItemFn) -> Result<()> {
+    check_qualifiers("kernel", func)?;
+    if let Some(span) = has_type_or_const_generics(func) {
         return Err(Error::new(
             span,
             "a #[kernel] cannot be generic over types or constants: a GPU entry point needs one \
@@ -32,20 +54,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             ));
         }
     }
-    for attr in &func.attrs {
-        if sets_symbol_name(attr) {
-            return Err(Error::new(
-                attr.span(),
-                "#[kernel] chooses the exported name itself; remove this attribute",
-            ));
+    for input in &func.sig.inputs {
+        if let FnArg::Typed(typed) = input {
+            check_no_host_memory(&typed.ty)?;
         }
     }
-    func.sig.ident = reserved_ident(ReservedKind::Kernel, &func);
-    Ok(quote! {
-        #[unsafe(no_mangle)]
-        #[allow(non_snake_case)]
-        #func
-    })
+    Ok(())
 }
 
 #[cfg(test)]

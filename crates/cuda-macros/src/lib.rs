@@ -18,6 +18,7 @@
 
 mod cuda_module;
 mod device;
+mod host_memory;
 mod kernel;
 mod launch_bounds;
 mod printf;
@@ -28,7 +29,9 @@ use proc_macro::TokenStream;
 /// Marks a function as a GPU kernel (a `.entry` in the generated PTX).
 ///
 /// A kernel is a free function that returns `()`; it is neither `async`, `const`, `extern`,
-/// variadic nor generic over types or constants. See `cuda_device` for the API it can use.
+/// variadic nor generic over types or constants, and no parameter owns host memory (`Vec`,
+/// `String`, `Box`, ..., or `&str`): the GPU reads device buffers, passed as slices. It may
+/// be private; see `cuda_device` for the API it can use.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into())

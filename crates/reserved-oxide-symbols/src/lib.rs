@@ -172,8 +172,9 @@ pub fn strip_all_reserved(text: &str) -> String {
 /// The symbol that holds a crate's embedded PTX (NUL-terminated bytes), defined by the codegen
 /// backend in an object it adds to the crate, and referenced by `#[cuda_module]`'s `load`.
 ///
-/// The name ends in `_build_with_cargo_oxide` on purpose: a crate built without the backend has no
-/// such symbol, and the linker's "undefined symbol" error then names the fix.
+/// The name ends in a sentence on purpose ([PTX_SYMBOL_SUFFIX]): a crate built without the
+/// backend (plain `cargo build`) has no such symbol, and the linker's "undefined symbol" error
+/// then reads as the explanation and the fix. Symbol names may hold any byte but NUL.
 ///
 /// # Panics
 /// If `tag` is not eight lowercase hex digits.
@@ -197,7 +198,8 @@ pub const PTX_SYMBOL_STEM: &str = "cuda_oxide_ptx_";
 /// The start of [`ptx_len_symbol`].
 pub const PTX_LEN_SYMBOL_STEM: &str = "cuda_oxide_ptx_len_";
 /// The end of both embedded-PTX symbols: what a user reads in a link error.
-pub const PTX_SYMBOL_SUFFIX: &str = "_build_with_cargo_oxide";
+pub const PTX_SYMBOL_SUFFIX: &str = " (the kernels of this crate were not compiled: build it with \
+                                     `cargo oxide build` or `cargo oxide run`, not plain cargo)";
 
 fn is_tag(tag: &str) -> bool {
     tag.len() == TAG_LEN && tag.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -286,11 +288,10 @@ mod tests {
         let tag = crate_tag("vecadd");
         let data = ptx_symbol(&tag);
         let len = ptx_len_symbol(&tag);
-        assert_eq!(data, format!("cuda_oxide_ptx_{tag}_build_with_cargo_oxide"));
-        assert_eq!(
-            len,
-            format!("cuda_oxide_ptx_len_{tag}_build_with_cargo_oxide")
-        );
+        let fix = " (the kernels of this crate were not compiled: build it with `cargo oxide \
+                   build` or `cargo oxide run`, not plain cargo)";
+        assert_eq!(data, format!("cuda_oxide_ptx_{tag}{fix}"));
+        assert_eq!(len, format!("cuda_oxide_ptx_len_{tag}{fix}"));
         assert_ne!(data, len);
         assert_eq!(parse(&data), None);
         assert_eq!(parse(&len), None);

@@ -336,7 +336,10 @@ fn main() {{
             .expect("rustc runs");
         assert!(!unlinked.status.success());
         let error = String::from_utf8_lossy(&unlinked.stderr);
-        assert!(error.contains("_build_with_cargo_oxide"), "{error}");
+        assert!(
+            error.contains("were not compiled: build it with `cargo oxide build`"),
+            "{error}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

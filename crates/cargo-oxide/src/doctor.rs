@@ -1,0 +1,753 @@
+//! `cargo oxide doctor`: what building and running kernels needs, found or not, and what to do
+//! about each missing piece.
+//!
+//! The tools are looked for where the backend and the scripts look for them, in the same order
+//! (the tests below check that this module and `llvm-export` find the same files); nothing is
+//! installed or built here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use crate::backend;
+use crate::cache;
+use crate::toolchain::{Missing, Toolchain};
+
+/// The oldest CUDA version a driver must support for `cuda-host` (its `REQUIRED_DRIVER`; a
+/// test compares the two).
+pub const REQUIRED_CUDA: (u32, u32) = (12, 8);
+
+/// The oldest LLVM whose `llc` the backend uses (`llvm_export::MIN_LLVM_MAJOR`; compared by a
+/// test too).
+pub const MIN_LLVM_MAJOR: u32 = 21;
+
+/// How a finding bears on the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Found and usable.
+    Ok,
+    /// Building kernels needs it and it is not there.
+    Missing,
+    /// Running kernels needs it (building does not).
+    NoRun,
+    /// Optional, or set up automatically on first use.
+    Note,
+}
+
+/// One line of the report.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub what: &'static str,
+    pub state: State,
+    pub detail: String,
+    /// What to do about it, when it is not `Ok`.
+    pub todo: Option<String>,
+}
+
+impl Finding {
+    fn ok(what: &'static str, detail: impl Into<String>) -> Self {
+        Finding {
+            what,
+            state: State::Ok,
+            detail: detail.into(),
+            todo: None,
+        }
+    }
+
+    fn not_ok(
+        what: &'static str,
+        state: State,
+        detail: impl Into<String>,
+        todo: impl Into<String>,
+    ) -> Self {
+        Finding {
+            what,
+            state,
+            detail: detail.into(),
+            todo: Some(todo.into()),
+        }
+    }
+}
+
+/// Runs every check, prints the report and returns failure when something that building
+/// needs is missing.
+pub fn doctor() -> ExitCode {
+    let findings = findings();
+    for finding in &findings {
+        let state = match finding.state {
+            State::Ok => "ok",
+            State::Missing => "MISSING",
+            State::NoRun => "warning",
+            State::Note => "note",
+        };
+        println!("{state:<8} {:<19} {}", finding.what, finding.detail);
+        if let Some(todo) = &finding.todo {
+            println!("{:<8} {:<19} -> {todo}", "", "");
+        }
+    }
+    if findings.iter().any(|f| f.state == State::Missing) {
+        println!("\nSomething that building kernels needs is missing (see MISSING above).");
+        ExitCode::FAILURE
+    } else if findings.iter().any(|f| f.state == State::NoRun) {
+        println!("\nBuilding works here; running kernels needs an NVIDIA GPU and its driver.");
+        ExitCode::SUCCESS
+    } else {
+        println!("\nEverything cuda-oxide needs is here.");
+        ExitCode::SUCCESS
+    }
+}
+
+/// Every check, in the order a build meets them.
+pub fn findings() -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let root = match backend::repo_root() {
+        Ok(root) => {
+            findings.push(Finding::ok(
+                "cuda-oxide sources",
+                root.display().to_string(),
+            ));
+            Some(root)
+        }
+        Err(error) => {
+            findings.push(Finding::not_ok(
+                "cuda-oxide sources",
+                State::Missing,
+                "not found",
+                error.to_string(),
+            ));
+            None
+        }
+    };
+    let (finding, rustc) = check_toolchain(Toolchain::pinned());
+    findings.push(finding);
+    findings.push(check_backend(root.as_deref()));
+    let python_sites = python_site_packages();
+    match &rustc {
+        Some(rustc) => findings.extend(check_llvm_tools(&rustc.sysroot)),
+        None => findings.push(Finding::not_ok(
+            "llc, opt",
+            State::Note,
+            "not checked: they come with the toolchain's llvm-tools component",
+            "install the toolchain first",
+        )),
+    }
+    findings.push(check_ptxas(&python_sites));
+    findings.push(check_libdevice(&python_sites));
+    findings.extend(check_driver_and_gpus());
+    findings
+}
+
+/// What `rustc -vV` of the pinned toolchain says.
+struct Rustc {
+    version: String,
+    host: String,
+    sysroot: PathBuf,
+}
+
+fn check_toolchain(toolchain: &Toolchain) -> (Finding, Option<Rustc>) {
+    let what = "Rust toolchain";
+    let missing = match toolchain.missing() {
+        Ok(Missing::Toolchain) => {
+            let finding = Finding::not_ok(
+                what,
+                State::Missing,
+                format!("{} is not installed", toolchain.channel),
+                format!(
+                    "`cargo oxide build` installs it on first use (about 300 MB), or run `{}`",
+                    toolchain.install_command()
+                ),
+            );
+            return (finding, None);
+        }
+        Ok(missing) => missing,
+        Err(error) => {
+            let finding = Finding::not_ok(
+                what,
+                State::Missing,
+                format!("{} could not be checked", toolchain.channel),
+                error.to_string(),
+            );
+            return (finding, None);
+        }
+    };
+    let rustc = pinned_rustc(&toolchain.channel);
+    let finding = match (missing, &rustc) {
+        (Missing::Components(components), _) => Finding::not_ok(
+            what,
+            State::Missing,
+            format!(
+                "{} lacks the component(s) {}",
+                toolchain.channel,
+                components.join(", ")
+            ),
+            format!(
+                "`cargo oxide build` adds them, or run `rustup component add --toolchain {} {}`",
+                toolchain.channel,
+                components.join(" ")
+            ),
+        ),
+        (_, Some(rustc)) => Finding::ok(
+            what,
+            format!(
+                "{}: {} on {}, with {}",
+                toolchain.channel,
+                rustc.version,
+                rustc.host,
+                toolchain.components.join(", ")
+            ),
+        ),
+        (_, None) => Finding::not_ok(
+            what,
+            State::Missing,
+            format!("the rustc of {} does not run", toolchain.channel),
+            format!(
+                "reinstall it: `rustup toolchain uninstall {}`, then `cargo oxide build`",
+                toolchain.channel
+            ),
+        ),
+    };
+    (finding, rustc)
+}
+
+fn pinned_rustc(channel: &str) -> Option<Rustc> {
+    let run = |args: &[&str]| {
+        let output = Command::new("rustc")
+            .env("RUSTUP_TOOLCHAIN", channel)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let verbose = run(&["-vV"])?;
+    let sysroot = run(&["--print", "sysroot"])?;
+    Some(Rustc {
+        version: verbose.lines().next().unwrap_or("").trim().to_owned(),
+        host: verbose
+            .lines()
+            .find_map(|l| l.strip_prefix("host: "))
+            .unwrap_or("")
+            .trim()
+            .to_owned(),
+        sysroot: PathBuf::from(sysroot.trim()),
+    })
+}
+
+fn check_backend(root: Option<&Path>) -> Finding {
+    let what = "codegen backend";
+    if let Some(path) = std::env::var_os("CUDA_OXIDE_BACKEND") {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Finding::ok(what, format!("{} (CUDA_OXIDE_BACKEND)", path.display()))
+        } else {
+            Finding::not_ok(
+                what,
+                State::Missing,
+                format!(
+                    "CUDA_OXIDE_BACKEND names {}, which does not exist",
+                    path.display()
+                ),
+                "unset it to let cargo oxide build the backend, or point it at a built one",
+            )
+        };
+    }
+    let Some(root) = root else {
+        return Finding::not_ok(
+            what,
+            State::Missing,
+            "cannot be built without the sources",
+            "see cuda-oxide sources above",
+        );
+    };
+    let dylib = cache::backend_target_dir(root).map(|dir| {
+        dir.join("debug").join(format!(
+            "{}rustc_codegen_cuda{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        ))
+    });
+    match dylib {
+        Ok(dylib) if dylib.is_file() => Finding::ok(what, dylib.display().to_string()),
+        Ok(dylib) => Finding::not_ok(
+            what,
+            State::Note,
+            format!("not built yet (will be {})", dylib.display()),
+            "the first `cargo oxide build` builds it (about a minute on 2 cores)",
+        ),
+        Err(error) => Finding::not_ok(
+            what,
+            State::Missing,
+            "no place to build it",
+            error.to_string(),
+        ),
+    }
+}
+
+/// `llc` as the backend finds it (`CUDA_OXIDE_LLC`, the toolchain's llvm-tools, then `llc-22`,
+/// `llc-21`, `llc` on PATH; LLVM 21 or newer with the NVPTX target), and `opt` and
+/// `llvm-link` beside it.
+fn check_llvm_tools(sysroot: &Path) -> Vec<Finding> {
+    let candidates: Vec<PathBuf> = match std::env::var_os("CUDA_OXIDE_LLC") {
+        Some(llc) => vec![PathBuf::from(llc)],
+        None => toolchain_llc(sysroot)
+            .into_iter()
+            .chain(on_path(&["llc-22", "llc-21", "llc"]))
+            .collect(),
+    };
+    let mut rejected = Vec::new();
+    for llc in candidates {
+        match probe_llvm_tool(&llc, true) {
+            Ok(version) => {
+                let mut findings = vec![Finding::ok(
+                    "llc",
+                    format!("{} (LLVM {version}, with NVPTX)", llc.display()),
+                )];
+                for tool in ["opt", "llvm-link"] {
+                    findings.push(check_sibling(&llc, tool, &version));
+                }
+                return findings;
+            }
+            Err(why) => rejected.push(format!("{}: {why}", llc.display())),
+        }
+    }
+    let detail = if rejected.is_empty() {
+        "none found".to_owned()
+    } else {
+        format!("none usable ({})", rejected.join("; "))
+    };
+    vec![Finding::not_ok(
+        "llc",
+        State::Missing,
+        detail,
+        "install the toolchain's llvm-tools component (`cargo oxide build` does), or set \
+         CUDA_OXIDE_LLC to an llc of LLVM 21 or newer built with the NVPTX target",
+    )]
+}
+
+fn toolchain_llc(sysroot: &Path) -> Option<PathBuf> {
+    let rustlib = sysroot.join("lib/rustlib");
+    let mut hosts: Vec<PathBuf> = std::fs::read_dir(&rustlib)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("bin").join(exe("llc")).is_file())
+        .collect();
+    hosts.sort();
+    let is_this_host = |p: &&PathBuf| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        name.starts_with(std::env::consts::ARCH) && name.contains(std::env::consts::OS)
+    };
+    let host = hosts.iter().find(is_this_host).or(hosts.first())?;
+    Some(host.join("bin").join(exe("llc")))
+}
+
+/// `opt` or `llvm-link` beside `llc` (`llc-22` pairs with `opt-22`), of the same LLVM major.
+fn check_sibling(llc: &Path, tool: &'static str, llc_version: &str) -> Finding {
+    let name = llc
+        .file_name()
+        .map(|n| n.to_string_lossy().replacen("llc", tool, 1))
+        .unwrap_or_else(|| tool.to_owned());
+    let path = llc.with_file_name(name);
+    let major = |v: &str| v.split('.').next().map(str::to_owned);
+    match probe_llvm_tool(&path, false) {
+        Ok(version) if major(&version) == major(llc_version) => {
+            Finding::ok(tool, path.display().to_string())
+        }
+        Ok(version) => Finding::not_ok(
+            tool,
+            State::Note,
+            format!(
+                "{} is LLVM {version}, not {llc_version} like llc",
+                path.display()
+            ),
+            sibling_todo(tool),
+        ),
+        Err(why) => Finding::not_ok(
+            tool,
+            State::Note,
+            format!("{}: {why}", path.display()),
+            sibling_todo(tool),
+        ),
+    }
+}
+
+fn sibling_todo(tool: &str) -> &'static str {
+    if tool == "opt" {
+        "without opt beside llc the device code is not optimised before llc: install the \
+         toolchain's llvm-tools component"
+    } else {
+        "kernels whose math needs libdevice cannot be linked without it: install the \
+         toolchain's llvm-tools component"
+    }
+}
+
+/// Runs `tool --version`; its LLVM version when it is 21 or newer (and, for `llc`, has the
+/// NVPTX target).
+fn probe_llvm_tool(tool: &Path, needs_nvptx: bool) -> Result<String, String> {
+    let output = Command::new(tool)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    let version = text
+        .split("LLVM version ")
+        .nth(1)
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect::<String>()
+        })
+        .filter(|v| !v.is_empty())
+        .ok_or("does not say its LLVM version")?;
+    let major: u32 = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    if major < MIN_LLVM_MAJOR {
+        return Err(format!("LLVM {version} is older than {MIN_LLVM_MAJOR}"));
+    }
+    if needs_nvptx && !text.contains("nvptx64") {
+        return Err(format!("LLVM {version} without the NVPTX target"));
+    }
+    Ok(version)
+}
+
+/// `ptxas` as `scripts/ptxas.sh` and the tests find it: `PTXAS`, PATH, `/usr/local/cuda/bin`,
+/// then PyPI's NVIDIA packages.
+fn check_ptxas(python_sites: &[PathBuf]) -> Finding {
+    let found = std::env::var_os("PTXAS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(on_path(&["ptxas"]))
+        .chain([PathBuf::from("/usr/local/cuda/bin/ptxas")])
+        .chain(in_nvidia_packages(python_sites, &["bin", "ptxas"]))
+        .find(|p| p.is_file());
+    match found {
+        Some(ptxas) => {
+            let release = Command::new(&ptxas)
+                .arg("--version")
+                .output()
+                .ok()
+                .and_then(|o| {
+                    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                    text.lines()
+                        .find_map(|l| l.split("release ").nth(1).map(str::to_owned))
+                })
+                .map(|r| format!(" (CUDA {})", r.split(',').next().unwrap_or(&r)))
+                .unwrap_or_default();
+            Finding::ok("ptxas", format!("{}{release}", ptxas.display()))
+        }
+        None => Finding::not_ok(
+            "ptxas",
+            State::Note,
+            "not found (only the tests use it, to check the PTX)",
+            "`bash scripts/test.sh` installs it (python3 -m pip install nvidia-cuda-nvcc)",
+        ),
+    }
+}
+
+/// libdevice as the backend finds it: `CUDA_OXIDE_LIBDEVICE`, PyPI's NVIDIA packages, then
+/// `nvvm/libdevice` of `$CUDA_HOME`, `$CUDA_PATH` and `/usr/local/cuda`.
+fn check_libdevice(python_sites: &[PathBuf]) -> Finding {
+    const FILE: &str = "libdevice.10.bc";
+    if let Some(configured) = std::env::var_os("CUDA_OXIDE_LIBDEVICE").filter(|v| !v.is_empty()) {
+        let configured = PathBuf::from(configured);
+        let file = if configured.is_dir() {
+            configured.join(FILE)
+        } else {
+            configured
+        };
+        return if file.is_file() {
+            Finding::ok(
+                "libdevice",
+                format!("{} (CUDA_OXIDE_LIBDEVICE)", file.display()),
+            )
+        } else {
+            Finding::not_ok(
+                "libdevice",
+                State::Missing,
+                format!(
+                    "CUDA_OXIDE_LIBDEVICE names {}, which does not exist",
+                    file.display()
+                ),
+                "point it at libdevice.10.bc (or its folder), or unset it",
+            )
+        };
+    }
+    let cuda_roots = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .chain([PathBuf::from("/usr/local/cuda")]);
+    let found = in_nvidia_packages(python_sites, &["nvvm", "libdevice", FILE])
+        .into_iter()
+        .chain(cuda_roots.map(|root| root.join("nvvm/libdevice").join(FILE)))
+        .find(|p| p.is_file());
+    match found {
+        Some(path) => Finding::ok("libdevice", path.display().to_string()),
+        None => Finding::not_ok(
+            "libdevice",
+            State::Note,
+            "not found (only kernels calling transcendental math such as f32::sin need it)",
+            "`cargo oxide build` installs it with pip (nvidia-cuda-nvcc) when a kernel needs it",
+        ),
+    }
+}
+
+/// The NVIDIA driver and GPUs, as `nvidia-smi` reports them.
+fn check_driver_and_gpus() -> Vec<Finding> {
+    let query = Command::new("nvidia-smi")
+        .args([
+            "--query-gpu=index,name,compute_cap,driver_version",
+            "--format=csv,noheader",
+        ])
+        .stdin(Stdio::null())
+        .output();
+    let output = match query {
+        Ok(output) if output.status.success() => {
+            String::from_utf8_lossy(&output.stdout).into_owned()
+        }
+        Ok(output) => {
+            let text = String::from_utf8_lossy(&output.stdout).into_owned()
+                + &String::from_utf8_lossy(&output.stderr);
+            return vec![Finding::not_ok(
+                "NVIDIA driver",
+                State::NoRun,
+                format!("nvidia-smi failed: {}", text.trim()),
+                "building works without it; to run kernels, fix the driver installation \
+                 (nvidia-smi must list the GPU)",
+            )];
+        }
+        Err(_) => {
+            return vec![
+                Finding::not_ok(
+                    "NVIDIA driver",
+                    State::NoRun,
+                    "not found (no nvidia-smi on PATH)",
+                    format!(
+                        "building works without it; to run kernels, install the NVIDIA driver \
+                         (one that supports CUDA {}.{} or newer)",
+                        REQUIRED_CUDA.0, REQUIRED_CUDA.1
+                    ),
+                ),
+                Finding::not_ok(
+                    "GPU",
+                    State::NoRun,
+                    "none seen",
+                    "programs built here run on a machine with an NVIDIA GPU (binaries embed their PTX)",
+                ),
+            ];
+        }
+    };
+    let gpus: Vec<Vec<String>> = output
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').map(|f| f.trim().to_owned()).collect())
+        .collect();
+    let driver_version = gpus
+        .first()
+        .and_then(|g| g.get(3))
+        .cloned()
+        .unwrap_or_default();
+    let cuda = driver_cuda_version();
+    let mut findings = Vec::new();
+    let cuda_text = cuda.map_or(String::new(), |(major, minor)| {
+        format!(", CUDA {major}.{minor}")
+    });
+    if cuda.is_some_and(|v| v < REQUIRED_CUDA) {
+        findings.push(Finding::not_ok(
+            "NVIDIA driver",
+            State::NoRun,
+            format!("{driver_version}{cuda_text}"),
+            format!(
+                "cuda-host needs a driver that supports CUDA {}.{} or newer: update the driver",
+                REQUIRED_CUDA.0, REQUIRED_CUDA.1
+            ),
+        ));
+    } else {
+        findings.push(Finding::ok(
+            "NVIDIA driver",
+            format!("{driver_version}{cuda_text}"),
+        ));
+    }
+    if gpus.is_empty() {
+        findings.push(Finding::not_ok(
+            "GPU",
+            State::NoRun,
+            "the driver lists none",
+            "check `nvidia-smi` and that CUDA_VISIBLE_DEVICES does not hide every GPU",
+        ));
+    }
+    for gpu in gpus {
+        let field = |i: usize| gpu.get(i).map_or("?", String::as_str);
+        let arch = field(2).replace('.', "");
+        findings.push(Finding::ok(
+            "GPU",
+            format!(
+                "{}: {}, sm_{arch} (`cargo oxide run` compiles for it)",
+                field(0),
+                field(1)
+            ),
+        ));
+    }
+    findings
+}
+
+/// The CUDA version the driver supports, from `nvidia-smi`'s banner (`CUDA Version: 13.0`).
+fn driver_cuda_version() -> Option<(u32, u32)> {
+    let output = Command::new("nvidia-smi")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    parse_cuda_version(&String::from_utf8_lossy(&output.stdout))
+}
+
+fn parse_cuda_version(banner: &str) -> Option<(u32, u32)> {
+    let rest = banner.split("CUDA Version:").nth(1)?.trim_start();
+    let number: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let (major, minor) = number.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// Python's site-packages folders (the system's and the user's), as `python3` reports them.
+fn python_site_packages() -> Vec<PathBuf> {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import site; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))",
+        ])
+        .stdin(Stdio::null())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(PathBuf::from)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `<site>/nvidia/<package>/<relative>` for every package folder of NVIDIA's wheels.
+fn in_nvidia_packages(sites: &[PathBuf], relative: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for site in sites {
+        let mut packages: Vec<PathBuf> = std::fs::read_dir(site.join("nvidia"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        packages.sort();
+        found.extend(
+            packages
+                .into_iter()
+                .map(|p| relative.iter().fold(p, |path, part| path.join(part))),
+        );
+    }
+    found
+}
+
+/// `names` in the folders of PATH, in order.
+fn on_path(names: &[&str]) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    names
+        .iter()
+        .flat_map(|name| dirs.iter().map(move |d| d.join(exe(name))))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+fn exe(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_those_of_the_crates_that_impose_them() {
+        let required = cuda_host::REQUIRED_DRIVER;
+        assert_eq!(
+            (required.0 / 1000, (required.0 % 1000) / 10),
+            (
+                i32::try_from(REQUIRED_CUDA.0).unwrap(),
+                i32::try_from(REQUIRED_CUDA.1).unwrap()
+            )
+        );
+        assert_eq!(MIN_LLVM_MAJOR, llvm_export::llc::MIN_LLVM_MAJOR);
+    }
+
+    /// The doctor reports the files the backend would use (this runs where the pinned
+    /// toolchain is installed: the workspace's tests need it).
+    #[test]
+    fn finds_the_tools_the_backend_finds() {
+        let channel = &Toolchain::pinned().channel;
+        let rustc = pinned_rustc(channel).expect("the pinned toolchain runs");
+        let ours = check_llvm_tools(&rustc.sysroot);
+        match llvm_export::find_llvm_tools(Some(&rustc.sysroot)) {
+            Ok(tools) => {
+                let shown = |what: &str| {
+                    ours.iter()
+                        .find(|f| f.what == what && f.state == State::Ok)
+                        .map(|f| f.detail.clone())
+                };
+                let llc = shown("llc").expect("llc found");
+                assert!(llc.starts_with(&tools.llc.display().to_string()), "{llc}");
+                assert_eq!(shown("opt"), tools.opt.map(|p| p.display().to_string()));
+                assert_eq!(
+                    shown("llvm-link"),
+                    tools.llvm_link.map(|p| p.display().to_string())
+                );
+            }
+            Err(_) => assert_eq!(ours[0].state, State::Missing, "{ours:?}"),
+        }
+
+        let sites = python_site_packages();
+        let libdevice = check_libdevice(&sites);
+        match llvm_export::find_libdevice() {
+            Ok(path) => assert!(libdevice.detail.starts_with(&path.display().to_string())),
+            Err(_) => assert_ne!(libdevice.state, State::Ok, "{libdevice:?}"),
+        }
+        let ptxas = check_ptxas(&sites);
+        match llvm_export::find_ptxas() {
+            Some(path) => assert!(ptxas.detail.starts_with(&path.display().to_string())),
+            None => assert_ne!(ptxas.state, State::Ok, "{ptxas:?}"),
+        }
+    }
+
+    #[test]
+    fn cuda_version_from_the_nvidia_smi_banner() {
+        let banner =
+            "| NVIDIA-SMI 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0     |";
+        assert_eq!(parse_cuda_version(banner), Some((13, 0)));
+        assert_eq!(parse_cuda_version("CUDA Version: 12.8 |"), Some((12, 8)));
+        assert_eq!(parse_cuda_version("no banner"), None);
+    }
+
+    #[test]
+    fn nvidia_packages_are_searched_in_order() {
+        let site = std::env::temp_dir().join(format!("oxide-doctor-{}", std::process::id()));
+        for package in ["cu13", "cuda_nvcc"] {
+            std::fs::create_dir_all(site.join("nvidia").join(package).join("bin")).unwrap();
+        }
+        std::fs::write(site.join("nvidia/cuda_nvcc/bin/ptxas"), "").unwrap();
+        let found = in_nvidia_packages(std::slice::from_ref(&site), &["bin", "ptxas"]);
+        assert_eq!(
+            found,
+            vec![
+                site.join("nvidia/cu13/bin/ptxas"),
+                site.join("nvidia/cuda_nvcc/bin/ptxas")
+            ]
+        );
+        std::fs::remove_dir_all(&site).unwrap();
+    }
+}
