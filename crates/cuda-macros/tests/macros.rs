@@ -6,6 +6,15 @@ fn compile_fail() {
     cases.compile_fail("tests/ui/*.rs");
 }
 
+/// Cases whose message shows the kernel's reserved name, whose tag hashes the crate name that
+/// trybuild gives a test (`trybuild000`, `trybuild001`, ... in the order of a run): alone in
+/// their run, each is `trybuild000`, whatever other cases are added.
+#[test]
+fn compile_fail_alone() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/ui-alone/launch_bounds_const_out_of_range.rs");
+}
+
 mod accepted {
     use cuda_device::{DisjointSlice, device, gpu_printf, kernel, launch_bounds, thread};
 
