@@ -448,7 +448,7 @@ impl FnTranslator<'_> {
                 let values = self.argument_values(args)?;
                 self.translate_core_atomic(name, instance, &values, destination)?
             }
-            Some(Decision::Simd) => self.translate_simd(name, args, destination)?,
+            Some(Decision::Simd) => self.translate_simd(name, instance, args, destination)?,
             Some(Decision::Fallback) => {
                 return self.call_fallback(instance, args, destination, target);
             }

@@ -20,8 +20,9 @@ use pliron::builtin::types::{IntegerType, Signedness};
 use pliron::irbuild::inserter::IRInserter;
 use pliron::r#type::{TypeHandle, Typed, TypedHandle};
 use pliron::value::Value;
+use rustc_public::mir::mono::Instance;
 use rustc_public::mir::{BinOp, Operand, Place};
-use rustc_public::ty::{ConstantKind, RigidTy, Ty, TyKind};
+use rustc_public::ty::{ConstantKind, GenericArgKind, RigidTy, Ty, TyConstKind, TyKind};
 
 use super::body::FnTranslator;
 use super::core_intrinsic::{binary_op, is_signed};
@@ -79,6 +80,11 @@ pub enum SimdOp {
     Gather,
     /// Per lane, a store through the pointer lane where the mask lane is set.
     Scatter,
+    /// Per lane `i`, a load from the pointer plus `i` elements where the mask lane is set,
+    /// else the fallback lane (the pointer aligned to the element or the vector).
+    MaskedLoad,
+    /// Per lane `i`, a store to the pointer plus `i` elements where the mask lane is set.
+    MaskedStore,
     /// Not available, for the reason given.
     Refused(&'static str),
 }
@@ -131,14 +137,8 @@ pub const SIMD_INTRINSICS: &[(&str, SimdOp)] = {
         ("simd_insert_dyn", Insert),
         ("simd_le", Compare(Le)),
         ("simd_lt", Compare(Lt)),
-        (
-            "simd_masked_load",
-            Refused("masked vector loads (`Simd::load_select`); load the lanes one by one"),
-        ),
-        (
-            "simd_masked_store",
-            Refused("masked vector stores (`Simd::store_select`); store the lanes one by one"),
-        ),
+        ("simd_masked_load", MaskedLoad),
+        ("simd_masked_store", MaskedStore),
         ("simd_maximum_number_nsz", Math(M::Maxnum)),
         ("simd_minimum_number_nsz", Math(M::Minnum)),
         ("simd_mul", Binary(Mul)),
@@ -263,6 +263,7 @@ impl FnTranslator<'_> {
     pub(crate) fn translate_simd(
         &mut self,
         name: &str,
+        instance: &Instance,
         args: &[Operand],
         destination: &Place,
     ) -> TResult<Option<Value>> {
@@ -508,6 +509,52 @@ impl FnTranslator<'_> {
                     let set = self.is_nonzero(m)?;
                     self.when(set, "scatter", |this| {
                         let (x, p) = (this.lane(values, i), this.lane(ptrs, i));
+                        this.emit(|ctx| StoreOp::new(ctx, x, p));
+                    });
+                }
+                None
+            }
+            SimdOp::MaskedLoad => {
+                arity(3)?;
+                element_aligned(instance, name)?;
+                let mask = self.vector(&args[0])?;
+                let base = self.scalar(&args[1], name)?;
+                let fallback = self.vector(&args[2])?;
+                let result = self.new_vector(out_ty)?;
+                self.copy_vector(fallback, result);
+                for i in 0..result.lanes {
+                    let m = self.lane(mask, i);
+                    let set = self.is_nonzero(m)?;
+                    self.when(set, "masked_load", |this| {
+                        let offset = this.usize_constant(u128::from(i));
+                        let p = this
+                            .emit(|ctx| PtrOffsetOp::new(ctx, base, offset))
+                            .result(this.ctx);
+                        let x = this.emit(|ctx| LoadOp::new(ctx, p)).result(this.ctx);
+                        let at = this.lane_addr(result, i);
+                        this.emit(|ctx| StoreOp::new(ctx, x, at));
+                    });
+                }
+                Some(
+                    self.emit(|ctx| LoadOp::new(ctx, result.ptr))
+                        .result(self.ctx),
+                )
+            }
+            SimdOp::MaskedStore => {
+                arity(3)?;
+                element_aligned(instance, name)?;
+                let mask = self.vector(&args[0])?;
+                let base = self.scalar(&args[1], name)?;
+                let values = self.vector(&args[2])?;
+                for i in 0..values.lanes {
+                    let m = self.lane(mask, i);
+                    let set = self.is_nonzero(m)?;
+                    self.when(set, "masked_store", |this| {
+                        let offset = this.usize_constant(u128::from(i));
+                        let p = this
+                            .emit(|ctx| PtrOffsetOp::new(ctx, base, offset))
+                            .result(this.ctx);
+                        let x = this.lane(values, i);
                         this.emit(|ctx| StoreOp::new(ctx, x, p));
                     });
                 }
@@ -792,6 +839,26 @@ fn integer_width(ctx: &pliron::context::Context, ty: TypeHandle) -> u32 {
     ty.deref(ctx)
         .downcast_ref::<IntegerType>()
         .map_or(0, |int| int.width())
+}
+
+/// Refuses a masked load or store whose pointer may be unaligned to the element (`ALIGN`, the
+/// intrinsic's fourth generic argument, is `SimdAlign::Unaligned`, encoded 0): the lanes are
+/// accessed as elements.
+fn element_aligned(instance: &Instance, name: &str) -> TResult<()> {
+    let align = match instance.args().0.get(3) {
+        Some(GenericArgKind::Const(constant)) => match constant.kind() {
+            TyConstKind::Value(_, alloc) => alloc.bytes.first().copied().flatten(),
+            _ => None,
+        },
+        _ => None,
+    };
+    match align {
+        Some(1 | 2) => Ok(()),
+        Some(_) => unsupported!(
+            "`{name}` through a pointer that may be unaligned to the element (`SimdAlign::Unaligned`)"
+        ),
+        None => unsupported!("`{name}` whose alignment argument is not known"),
+    }
 }
 
 /// The `u32` values of a constant operand (`simd_shuffle`'s indices: an array or a vector).
