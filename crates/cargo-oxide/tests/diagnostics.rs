@@ -313,7 +313,10 @@ fn host_cpu_paths_of_dependencies_are_errors_naming_the_crate_and_the_chain() {
         text.contains("the construct is in `cpu_dep::cycles` (crate `cpu_dep`)"),
         "the crate is not named:\n{text}"
     );
-    assert!(text.contains("--> src/lib.rs:8:"), "not the user's line:\n{text}");
+    assert!(
+        text.contains("--> src/lib.rs:8:"),
+        "not the user's line:\n{text}"
+    );
     assert_chain(
         &text,
         &[
@@ -341,7 +344,10 @@ fn x86_intrinsics_without_a_gpu_version_are_errors_naming_them() {
     };
     let text = failed_build(&write_case(&root, &case));
     assert!(text.contains(case.expected), "{text}");
-    assert!(text.contains("(crate `core`)"), "the crate is not named:\n{text}");
+    assert!(
+        text.contains("(crate `core`)"),
+        "the crate is not named:\n{text}"
+    );
     assert_chain(
         &text,
         &[

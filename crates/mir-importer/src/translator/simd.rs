@@ -342,7 +342,7 @@ impl FnTranslator<'_> {
                 let to = self.lane_type_of(out_ty)?;
                 Some(self.map_lanes(out_ty, |this, i| {
                     let x = this.lane(a, i);
-                    let x = this.to_usize(x);
+                    let x = this.as_usize_value(x);
                     Ok(this
                         .emit(|ctx| IntToPtrOp::new(ctx, x, to))
                         .result(this.ctx))
@@ -372,7 +372,7 @@ impl FnTranslator<'_> {
                 let x = self.scalar(&args[2], name)?;
                 let result = self.new_vector(out_ty)?;
                 self.copy_vector(a, result);
-                let index = self.to_usize(index);
+                let index = self.as_usize_value(index);
                 let at = self.dynamic_lane_addr(result, index);
                 self.emit(|ctx| StoreOp::new(ctx, x, at));
                 Some(
@@ -384,7 +384,7 @@ impl FnTranslator<'_> {
                 arity(2)?;
                 let a = self.vector(&args[0])?;
                 let index = self.scalar(&args[1], name)?;
-                let index = self.to_usize(index);
+                let index = self.as_usize_value(index);
                 let at = self.dynamic_lane_addr(a, index);
                 Some(self.emit(|ctx| LoadOp::new(ctx, at)).result(self.ctx))
             }
@@ -704,7 +704,7 @@ impl FnTranslator<'_> {
     }
 
     /// An integer as a `usize`.
-    fn to_usize(&mut self, x: Value) -> Value {
+    fn as_usize_value(&mut self, x: Value) -> Value {
         let usize_ty = usize_type(self.ctx).into();
         if x.get_type(self.ctx) == usize_ty {
             return x;
