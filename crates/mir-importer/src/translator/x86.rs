@@ -176,7 +176,10 @@ impl FnTranslator<'_> {
             X86Op::MinMax { scalar, .. } | X86Op::Compare { scalar } => scalar,
             X86Op::ToI32 { .. } => false,
         };
-        let a = self.vector(&args[0])?;
+        let Some(first) = args.first() else {
+            unsupported!("`{symbol}` without arguments")
+        };
+        let a = self.vector(first)?;
         let value = match op {
             X86Op::MinMax { max, .. } => {
                 arity(2)?;
