@@ -23,6 +23,8 @@ echo "== tests"
 "${cargo[@]}" test --manifest-path examples/Cargo.toml -p bench-harness
 
 echo "== examples: build the GPU bundle, check its PTX with ptxas"
+# The examples use crates from crates.io (examples/crates), at the versions of Cargo.lock.
+"${cargo[@]}" fetch --manifest-path examples/Cargo.toml --locked
 "${cargo[@]}" oxide bundle
 for ptx in target/gpu-bundle/*.ptx; do
     "$PTXAS" -arch=sm_90 "$ptx" -o /dev/null

@@ -233,3 +233,127 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
         "the chain is not kernel -> helper -> core:\n{text}"
     );
 }
+
+/// Runs `cargo oxide build` on `manifest`; the build must fail without a crash. Returns stderr.
+fn failed_build(manifest: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["build", "--manifest-path"])
+        .arg(manifest)
+        .env(
+            "CUDA_OXIDE_TARGET_DIR",
+            repo().join("tests/fixtures/target/diagnostics-build"),
+        )
+        .output()
+        .expect("cargo-oxide runs");
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success() && !text.contains("panicked"),
+        "{text}"
+    );
+    text
+}
+
+/// Asserts that `text` shows the chain of calls `steps`, in order, after its note.
+fn assert_chain(text: &str, steps: &[&str]) {
+    let chain = text
+        .split("device code reached it through:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no call chain:\n{text}"));
+    let positions: Vec<Option<usize>> = steps.iter().map(|step| chain.find(step)).collect();
+    assert!(
+        positions.iter().all(Option::is_some) && positions.is_sorted(),
+        "the chain is not {steps:?}:\n{text}"
+    );
+}
+
+/// A dependency that takes a path written for the host CPU (chosen by `cfg(target_arch)`,
+/// which device code sees as the host's) is reported with the crate, the construct, and the
+/// chain of calls from the kernel, at the user's line.
+#[test]
+fn host_cpu_paths_of_dependencies_are_errors_naming_the_crate_and_the_chain() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let dep = root.join("cpu_dep");
+    std::fs::create_dir_all(dep.join("src")).unwrap();
+    std::fs::write(
+        dep.join("Cargo.toml"),
+        "[package]\nname = \"cpu_dep\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dep.join("src/lib.rs"),
+        "#![no_std]\n\n\
+         /// The CPU's time-stamp counter where there is one.\n\
+         pub fn cycles() -> u64 {\n    \
+         #[cfg(target_arch = \"x86_64\")]\n    \
+         {\n        \
+         let (lo, hi): (u32, u32);\n        \
+         unsafe { core::arch::asm!(\"rdtsc\", out(\"eax\") lo, out(\"edx\") hi) };\n        \
+         (u64::from(hi) << 32) | u64::from(lo)\n    \
+         }\n    \
+         #[cfg(not(target_arch = \"x86_64\"))]\n    \
+         {\n        \
+         0\n    \
+         }\n}\n",
+    )
+    .unwrap();
+    let case = Case {
+        name: "host_cpu_path",
+        helper: "cpu_dep::cycles() as u32 + x",
+        expected: "inline `asm!` (assembly for the host CPU",
+    };
+    let manifest = write_case(&root, &case);
+    let with_dep = std::fs::read_to_string(&manifest).unwrap().replace(
+        "[dependencies]\n",
+        &format!("[dependencies]\ncpu_dep = {{ path = {:?} }}\n", dep),
+    );
+    std::fs::write(&manifest, with_dep).unwrap();
+    let text = failed_build(&manifest);
+    assert!(text.contains(case.expected), "{text}");
+    assert!(
+        text.contains("the construct is in `cpu_dep::cycles` (crate `cpu_dep`)"),
+        "the crate is not named:\n{text}"
+    );
+    assert!(
+        text.contains("--> src/lib.rs:8:"),
+        "not the user's line:\n{text}"
+    );
+    assert_chain(
+        &text,
+        &[
+            "`host_cpu_path::k` (host_cpu_path)",
+            "`host_cpu_path::helper` (host_cpu_path)",
+            "`cpu_dep::cycles` (cpu_dep)",
+        ],
+    );
+}
+
+/// An x86 SIMD intrinsic whose LLVM intrinsic has no GPU version (`_mm_rcp_ps`, an
+/// approximation whose bits only the CPU defines) names it, where `core` declares it, and the
+/// chain.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn x86_intrinsics_without_a_gpu_version_are_errors_naming_them() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let case = Case {
+        name: "x86_rcp",
+        helper: "use core::arch::x86_64::*;\n    \
+                 let r = unsafe { _mm_rcp_ps(_mm_set1_ps(x as f32)) };\n    \
+                 unsafe { _mm_cvtss_f32(r) as u32 }",
+        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse.rcp.ps` (declared as \
+                   `core::core_arch::x86::sse::rcpps`)",
+    };
+    let text = failed_build(&write_case(&root, &case));
+    assert!(text.contains(case.expected), "{text}");
+    assert!(
+        text.contains("(crate `core`)"),
+        "the crate is not named:\n{text}"
+    );
+    assert_chain(
+        &text,
+        &[
+            "`x86_rcp::k` (x86_rcp)",
+            "`x86_rcp::helper` (x86_rcp)",
+            "`core::core_arch::x86::sse::_mm_rcp_ps` (core)",
+        ],
+    );
+}

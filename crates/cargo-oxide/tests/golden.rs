@@ -247,3 +247,32 @@ fn core_building_blocks_at_every_stage() {
     }
     insta::assert_snapshot!("golden_core.ptx", ptx);
 }
+
+/// SIMD (`golden_simd`): an SSE intrinsic over `simd_add`, x86's `minps` (an LLVM x86
+/// intrinsic that `core::arch` declares), and a portable comparison turned into a bitmask, all
+/// computed lane by lane. The translated functions of `core` are many and long, so only the
+/// PTX is a snapshot; the other stages are checked for what the lanes become.
+#[test]
+fn simd_lane_by_lane_at_every_stage() {
+    let mir = stage("golden_simd", "mem2reg.mir");
+    for expected in [
+        "mir.func @core__arch__x86_64___mm_min_ps",
+        "mir.func @core__arch__x86_64___mm_add_ps",
+        "mir.select",
+        "mir.lt",
+        "mir.add",
+        "mir.shl",
+    ] {
+        assert!(mir.contains(expected), "no `{expected}`:\n{mir}");
+    }
+    let ll = stage("golden_simd", "ll");
+    assert!(
+        !ll.contains("llvm.x86"),
+        "an x86 intrinsic reached LLVM IR:\n{ll}"
+    );
+    let ptx = stage("golden_simd", "ptx");
+    for expected in ["setp.lt.f32", "selp.f32", "add.rn.f32", "setp.lt.s32"] {
+        assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
+    }
+    insta::assert_snapshot!("golden_simd.ptx", ptx);
+}

@@ -13,14 +13,15 @@
 //! The crate is `no_std`: device code may use `core`, not `std`.
 
 #![no_std]
+#![feature(core_float_math)]
 
 pub mod atomic;
-#[doc(hidden)]
-pub mod core_shims;
 mod disjoint_slice;
 mod intrinsic;
 pub mod printf;
 pub mod shared;
+#[doc(hidden)]
+pub mod shims;
 pub mod sync;
 pub mod thread;
 pub mod time;

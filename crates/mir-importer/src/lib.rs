@@ -5,8 +5,8 @@
 //! verification, `pliron::opts::mem2reg`, lowering (`mir-lower`), export to LLVM IR and `llc`
 //! (`llvm-export`). [`naming`] decides the symbol of every device function, for definitions
 //! and call sites alike; [`intrinsics`] lists the `cuda_device` functions that become GPU
-//! instructions instead of calls, [`core_shims`] the functions of `core` replaced by device
-//! versions.
+//! instructions instead of calls, [`shims`] the functions replaced by device versions
+//! (functions `core` ships without MIR, CPU-specific paths of crates).
 
 #![feature(rustc_private)]
 
@@ -17,10 +17,10 @@ extern crate rustc_middle;
 extern crate rustc_public;
 extern crate rustc_public_bridge;
 
-pub mod core_shims;
 pub mod intrinsics;
 pub mod naming;
 mod pipeline;
+pub mod shims;
 pub mod translator;
 pub mod ub_checks;
 

@@ -11,8 +11,7 @@
 //!   its definition comes from outside Rust.
 //! - Anything else (generic instances, closures, compiler shims) takes its mangled symbol, which
 //!   is unique and already a valid identifier.
-//! - A function of `core` with a device version ([`crate::core_shims`]) takes the device
-//!   version's symbol.
+//! - A function with a device version ([`crate::shims`]) takes the device version's symbol.
 //!
 //! Statics are named the same way ([`static_symbol`]); the other globals, which have no Rust
 //! name, are `__oxide_const_N`.
@@ -29,7 +28,7 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     if let Some(base) = reserved_oxide_symbols::device_extern_base_name(&path) {
         return base.to_owned();
     }
-    if let Some(symbol) = crate::core_shims::shim_for(&path).and_then(path_symbol) {
+    if let Some(symbol) = crate::shims::shim_for(&path).and_then(path_symbol) {
         return symbol;
     }
     // An intrinsic with a fallback body is called under the symbol of that body.

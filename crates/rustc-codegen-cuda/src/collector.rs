@@ -230,6 +230,13 @@ fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
         // Compiler intrinsics become LLVM operations in the importer; a call through a vtable
         // calls what the vtable holds, collected where the vtable is built. Neither has a body.
         InstanceKind::Intrinsic(_) | InstanceKind::Virtual(..) => CalleeRule::IntrinsicStub,
+        // An LLVM intrinsic that host code declares (`core::arch`'s `llvm.x86.sse.min.ps`): the
+        // importer computes it at the call, or says why it cannot.
+        InstanceKind::Item(def_id)
+            if tcx.is_foreign_item(def_id) && tcx.symbol_name(callee).name.starts_with("llvm.") =>
+        {
+            CalleeRule::IntrinsicStub
+        }
         _ => {
             let def_id = callee.def_id();
             let crate_name = tcx.crate_name(def_id.krate);
@@ -577,14 +584,14 @@ fn with_fallback_body<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Inst
     }
 }
 
-/// A function of `core` that `core` ships without MIR and cuda-device replaces
-/// (`mir_importer::core_shims`) becomes its device version; any other instance is returned as
-/// it is.
+/// A function with a device version in `cuda_device::shims` (`mir_importer::shims`: `core`
+/// functions shipped without MIR, CPU-specific paths of crates) becomes that device version;
+/// any other instance is returned as it is.
 fn with_device_version<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Instance<'tcx> {
     let InstanceKind::Item(def_id) = instance.def else {
         return instance;
     };
-    mir_importer::core_shims::shim_for(&fqdn(tcx, def_id))
+    mir_importer::shims::shim_for(&fqdn(tcx, def_id))
         .and_then(|shim| def_id_of_path(tcx, shim))
         .map_or(instance, |shim| Instance::mono(tcx, shim))
 }

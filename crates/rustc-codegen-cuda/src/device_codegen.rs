@@ -161,8 +161,9 @@ fn report_translation_error<'tcx>(
     };
     if !in_user_code {
         diagnostic = diagnostic.with_note(format!(
-            "the construct is in `{}`; device code reached it through:\n    {chain}",
-            collector::instance_path(tcx, collected[index].instance)
+            "the construct is in `{}` (crate `{}`); device code reached it through:\n    {chain}",
+            collector::instance_path(tcx, collected[index].instance),
+            tcx.crate_name(collected[index].instance.def_id().krate)
         ));
     }
     diagnostic.emit()

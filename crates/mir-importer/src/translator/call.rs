@@ -1,5 +1,5 @@
-//! Calls: device functions, GPU intrinsics, `core` intrinsics, C math functions, panics and
-//! drops; calls through function pointers and through the vtables of trait objects
+//! Calls: device functions, GPU intrinsics, `core` intrinsics, C math functions, the host
+//! CPU's LLVM intrinsics that `core::arch` declares, panics and drops; calls through function pointers and through the vtables of trait objects
 //! (`mir.call_indirect`).
 //!
 //! Calling convention between device functions: every non-zero-sized argument is passed by
@@ -95,6 +95,14 @@ impl FnTranslator<'_> {
         }
         if let Some(function) = super::math::c_math_function(&path) {
             return self.translate_c_math(function, &path, args, destination, target);
+        }
+        if instance.is_foreign_item() {
+            let symbol = instance.mangled_name();
+            if symbol.starts_with("llvm.") {
+                let result = self.translate_llvm_intrinsic(&symbol, &path, args, destination)?;
+                self.store_result(destination, result)?;
+                return self.continue_to(target);
+            }
         }
         if let Some(stub) = intrinsics::atomic_stub(&path) {
             self.translate_atomic_stub(stub, &instance, args, destination)?;

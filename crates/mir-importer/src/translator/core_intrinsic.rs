@@ -10,6 +10,7 @@
 //! - [Decision::Translate]: dialect-mir ops, built by this module as the [Lowering] says;
 //! - [Decision::Math]: float math and bit manipulation, built by `math.rs`;
 //! - [Decision::Atomic]: atomic operations, built by the atomics' module;
+//! - [Decision::Simd]: portable SIMD operations, built lane by lane by `simd.rs`;
 //! - [Decision::Fallback]: `core`'s own fallback body, compiled like any other function (the
 //!   collector collects it, the call stays a call);
 //! - [Decision::CompileTime]: rustc evaluates it during compilation (in a `const` block, or by
@@ -40,6 +41,8 @@ pub enum Decision {
     Math,
     /// An atomic operation, translated by the atomics' module.
     Atomic,
+    /// A portable SIMD operation (`simd_*`), translated lane by lane by `simd.rs`.
+    Simd,
     /// `core`'s fallback body is compiled and called like any other function.
     Fallback,
     /// Evaluated by rustc at compile time; never reached by run-time code.
@@ -146,8 +149,6 @@ pub enum Validity {
     Uninitialized,
 }
 
-const SIMD: &str = "portable SIMD vectors (`core::simd`, `simd_*` intrinsics): each GPU thread is \
-                    scalar, and warps replace vectors";
 const VARIADIC: &str = "C variadic arguments (`VaList`): device functions take a fixed list";
 const DYN_VTABLE: &str = "reading a vtable through a raw pointer (`size_of_val` and `align_of_val` \
      of a `dyn` reference are supported)";
@@ -369,7 +370,7 @@ pub const TABLE: &[(&str, Decision)] = {
 /// Families of intrinsics decided together, by name prefix.
 pub const FAMILIES: &[(&str, Decision)] = &[
     ("atomic_", Decision::Atomic),
-    ("simd_", Decision::Refused(SIMD)),
+    ("simd_", Decision::Simd),
     (
         "sve_",
         Decision::Refused("Arm SVE vector intrinsics (this is an NVIDIA GPU)"),
@@ -447,6 +448,7 @@ impl FnTranslator<'_> {
                 let values = self.argument_values(args)?;
                 self.translate_core_atomic(name, instance, &values, destination)?
             }
+            Some(Decision::Simd) => self.translate_simd(name, instance, args, destination)?,
             Some(Decision::Fallback) => {
                 return self.call_fallback(instance, args, destination, target);
             }
@@ -1028,6 +1030,52 @@ fn type_arg(instance: &Instance, index: usize) -> TResult<Ty> {
 }
 
 #[cfg(test)]
+/// The names of the intrinsics `core` declares: every `fn` after a `#[rustc_intrinsic]`
+/// attribute in the toolchain's `library/core/src/intrinsics/` (`rust-src`).
+pub(crate) fn declared_intrinsics() -> Vec<String> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = std::process::Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("rustc runs");
+    let sysroot = String::from_utf8(out.stdout).expect("a UTF-8 path");
+    let dir = std::path::Path::new(sysroot.trim())
+        .join("lib/rustlib/src/rust/library/core/src/intrinsics");
+    assert!(
+        dir.is_dir(),
+        "{} is missing: the toolchain's `rust-src` component is needed",
+        dir.display()
+    );
+    let mut files = vec![dir];
+    let mut names = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (_, after) in text
+            .match_indices("#[rustc_intrinsic]")
+            .map(|(i, m)| (i, &text[i + m.len()..]))
+        {
+            let at = after.find("fn ").expect("an intrinsic is a function");
+            let name: String = after[at + 3..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            names.push(name);
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -1036,51 +1084,6 @@ mod tests {
         for pair in TABLE.windows(2) {
             assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
         }
-    }
-
-    /// The names of the intrinsics `core` declares: every `fn` after a `#[rustc_intrinsic]`
-    /// attribute in the toolchain's `library/core/src/intrinsics/` (`rust-src`).
-    fn declared_intrinsics() -> Vec<String> {
-        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-        let out = std::process::Command::new(rustc)
-            .args(["--print", "sysroot"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("rustc runs");
-        let sysroot = String::from_utf8(out.stdout).expect("a UTF-8 path");
-        let dir = std::path::Path::new(sysroot.trim())
-            .join("lib/rustlib/src/rust/library/core/src/intrinsics");
-        assert!(
-            dir.is_dir(),
-            "{} is missing: the toolchain's `rust-src` component is needed",
-            dir.display()
-        );
-        let mut files = vec![dir];
-        let mut names = Vec::new();
-        while let Some(path) = files.pop() {
-            if path.is_dir() {
-                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            for (_, after) in text
-                .match_indices("#[rustc_intrinsic]")
-                .map(|(i, m)| (i, &text[i + m.len()..]))
-            {
-                let at = after.find("fn ").expect("an intrinsic is a function");
-                let name: String = after[at + 3..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                names.push(name);
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
     }
 
     #[test]
@@ -1113,7 +1116,7 @@ mod tests {
         assert_eq!(decision("sinf32"), Some(Decision::Math));
         assert_eq!(decision("round_ties_even_f64"), Some(Decision::Math));
         assert_eq!(decision("powif16"), Some(Decision::Math));
-        assert!(matches!(decision("simd_add"), Some(Decision::Refused(_))));
+        assert_eq!(decision("simd_add"), Some(Decision::Simd));
         assert_eq!(
             decision("ptr_offset_from_unsigned"),
             Some(Decision::Translate(Lowering::OffsetFrom { unsigned: true }))

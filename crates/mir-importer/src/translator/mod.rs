@@ -8,8 +8,9 @@
 //! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
 //! and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
 //! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
-//! ones among them, [math] the math ones and [atomic] the atomic ones (and `cuda_device`'s
-//! atomic stubs). [types] maps Rust types to dialect-mir types with rustc's layout;
+//! ones among them, [math] the math ones, [atomic] the atomic ones (and `cuda_device`'s
+//! atomic stubs) and [simd] the portable SIMD ones; [x86] the LLVM x86 intrinsics that
+//! `core::arch` declares. [types] maps Rust types to dialect-mir types with rustc's layout;
 //! [validity] answers whether a type allows a value (for `mem::zeroed`'s check);
 //! [launch_bounds] reads a kernel's `#[launch_bounds]`.
 //!
@@ -31,11 +32,13 @@ pub mod operand;
 pub mod place;
 pub mod raw_memory;
 pub mod rvalue;
+pub mod simd;
 pub mod statement;
 pub mod terminator;
 pub mod trait_object;
 pub mod types;
 pub mod validity;
+pub mod x86;
 
 pub use body::translate_function;
 pub use error::TranslationError;
