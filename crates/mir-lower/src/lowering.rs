@@ -196,6 +196,8 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
 
     let bounds = func.launch_bounds(ctx);
     let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
+    let loc = func.get_operation().deref(ctx).loc().clone();
+    llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
     if kernel {
         llvm_export::mark_kernel(ctx, &llvm_func);
         if let Some(bounds) = bounds {

@@ -6,10 +6,12 @@ use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
 use pliron::builtin::types::FunctionType;
+use pliron::combine::stream::position::SourcePosition;
 use pliron::context::{Context, Ptr};
 use pliron::identifier::Identifier;
 use pliron::irbuild::inserter::{IRInserter, Inserter};
 use pliron::irbuild::listener::DummyListener;
+use pliron::location::{Location, Source};
 use pliron::op::Op;
 use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
@@ -60,6 +62,9 @@ pub struct FnTranslator<'a> {
     current_span: Option<Span>,
     /// The span each op was translated from, to point an internal error at the user's code.
     op_spans: HashMap<Ptr<Operation>, Span>,
+    /// The source location of each span seen, which every op translated from it carries (for
+    /// the debug metadata that puts Rust lines into the PTX).
+    locations: HashMap<Span, Location>,
 }
 
 impl FnTranslator<'_> {
@@ -129,7 +134,16 @@ pub fn translate_function(
         trap_block: None,
         current_span: None,
         op_spans: HashMap::new(),
+        locations: HashMap::new(),
     };
+    let name = reserved_oxide_symbols::strip_all_reserved(&function.instance.name());
+    let body_loc = fx.location(body.span);
+    func.get_operation()
+        .deref_mut(fx.ctx)
+        .set_loc(Location::Named {
+            name,
+            child_loc: Box::new(body_loc),
+        });
     fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
@@ -379,12 +393,36 @@ impl FnTranslator<'_> {
         op
     }
 
-    /// Appends an already built operation at the insertion point.
+    /// Appends an already built operation at the insertion point; it gets the location of
+    /// the statement or terminator being translated.
     pub(crate) fn inserter_append_operation(&mut self, op: Ptr<Operation>) {
         self.inserter.append_operation(self.ctx, op);
         if let Some(span) = self.current_span {
             self.op_spans.insert(op, span);
+            let loc = self.location(span);
+            op.deref_mut(self.ctx).set_loc(loc);
         }
+    }
+
+    /// The source location where `span` starts: the file as rustc names it (relative to the
+    /// compiler's working directory for the crates of the workspace), line and column.
+    fn location(&mut self, span: Span) -> Location {
+        if let Some(loc) = self.locations.get(&span) {
+            return loc.clone();
+        }
+        let lines = span.get_lines();
+        let loc = match (
+            i32::try_from(lines.start_line),
+            i32::try_from(lines.start_col),
+        ) {
+            (Ok(line), Ok(column)) if line > 0 => Location::SrcPos {
+                src: Source::new_from_file(self.ctx, span.get_filename()),
+                pos: SourcePosition { line, column },
+            },
+            _ => Location::Unknown,
+        };
+        self.locations.insert(span, loc.clone());
+        loc
     }
 
     /// Verifies every op of the translated function. The translator means to produce only
