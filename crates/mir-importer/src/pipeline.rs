@@ -292,6 +292,7 @@ fn translate_module(
             globals: &mut globals,
             overflow_checks: config.overflow_checks,
             target,
+            locations: config.device_debug.enabled(),
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {
