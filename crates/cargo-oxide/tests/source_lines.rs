@@ -90,16 +90,15 @@ fn source_line(needle: &str) -> usize {
         + 1
 }
 
-/// The PTX without what line info adds: `.loc` and `.file` directives, the labels that
-/// delimit functions for the debugger, and the empty `.debug_macinfo` section.
+/// The PTX without what line info adds: `.loc` and `.file` directives and the empty
+/// `.debug_macinfo` section (the labels `llc` adds for debug information are removed by the
+/// pipeline, as they would change ptxas's code).
 fn code_only(ptx: &str) -> String {
     ptx.lines()
         .filter(|line| {
             let t = line.trim_start();
             !(t.starts_with(".loc")
                 || t.starts_with(".file")
-                || t.starts_with("$L__func_")
-                || t.starts_with("$L__tmp")
                 || t.starts_with(".section\t.debug_macinfo"))
         })
         .collect::<Vec<_>>()
@@ -177,6 +176,10 @@ fn ptx_has_loc_lines_and_the_same_code() {
         "the inlined helper's line:\n{ptx}"
     );
     assert!(!ptx.contains(".debug_info"), "no DWARF at `lines`:\n{ptx}");
+    assert!(
+        !ptx.contains("$L__tmp") && !ptx.contains("$L__func_begin"),
+        "debug labels split ptxas's blocks:\n{ptx}"
+    );
     let directives: Vec<&str> = ptx
         .lines()
         .filter(|l| l.trim_start().starts_with(".loc") || l.trim_start().starts_with(".file"))
@@ -190,9 +193,60 @@ fn ptx_has_loc_lines_and_the_same_code() {
     let explicit = stage(Some("lines"), "ptx");
     assert_eq!(explicit, ptx, "`--device-debug lines` is the default");
 
+    // And so is the machine code ptxas makes of it (with `-lineinfo`, as the driver compiles
+    // it, against none).
     if let Some(ptxas) = llvm_export::find_ptxas() {
-        llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90").expect("ptxas accepts .loc");
+        let with_lines = sass(&ptxas, &ptx, "lines", true);
+        let without = sass(&ptxas, &none, "none", false);
+        assert_eq!(
+            with_lines.keys().collect::<Vec<_>>(),
+            ["saxpy", "stencil"],
+            "the kernels' code sections"
+        );
+        assert!(with_lines == without, "line info changed the SASS");
     }
+}
+
+/// The code of each kernel in the cubin ptxas makes of `ptx` (`-lineinfo` when `lines`):
+/// the bytes of its ELF section `.text.<kernel>`.
+fn sass(ptxas: &Path, ptx: &str, name: &str, lines: bool) -> BTreeMap<String, Vec<u8>> {
+    let dir = repo().join("tests/fixtures/target/source-lines");
+    let input = dir.join(format!("{name}.ptx"));
+    let cubin = dir.join(format!("{name}.cubin"));
+    std::fs::write(&input, ptx).expect("writing the PTX");
+    let mut command = Command::new(ptxas);
+    command.arg("-arch=sm_90");
+    if lines {
+        command.arg("-lineinfo");
+    }
+    let status = command
+        .arg(&input)
+        .arg("-o")
+        .arg(&cubin)
+        .status()
+        .expect("ptxas runs");
+    assert!(status.success(), "ptxas rejected {}", input.display());
+    let elf = std::fs::read(&cubin).expect("the cubin");
+    let u16_at = |at: usize| u16::from_le_bytes(elf[at..at + 2].try_into().unwrap()) as usize;
+    let u32_at = |at: usize| u32::from_le_bytes(elf[at..at + 4].try_into().unwrap()) as usize;
+    let u64_at = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap()) as usize;
+    let (headers, size, count, names) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
+    let section = |i: usize| {
+        let header = headers + i * size;
+        (u32_at(header), u64_at(header + 0x18), u64_at(header + 0x20))
+    };
+    let strings = section(names).1;
+    let mut code = BTreeMap::new();
+    for i in 0..count {
+        let (name_at, offset, len) = section(i);
+        let start = strings + name_at;
+        let end = start + elf[start..].iter().position(|&b| b == 0).unwrap();
+        let name = String::from_utf8_lossy(&elf[start..end]).into_owned();
+        if let Some(kernel) = name.strip_prefix(".text.") {
+            code.insert(kernel.to_string(), elf[offset..offset + len].to_vec());
+        }
+    }
+    code
 }
 
 #[test]

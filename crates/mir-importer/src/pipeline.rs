@@ -234,6 +234,12 @@ pub fn run_pipeline(
     };
     let ptx = llvm_export::compile_to_ptx(&ll, &config.target, &options)
         .map_err(|e| PipelineError::PtxGeneration(e.to_string()))?;
+    // Line info must not change the machine code: the labels `llc` adds for it would.
+    let ptx = if config.device_debug == llvm_export::DeviceDebug::Lines {
+        llvm_export::debug_info::remove_unreferenced_debug_labels(&ptx)
+    } else {
+        ptx
+    };
     timings.push(("llc", started.elapsed()));
 
     let ptx_path = write_ptx(config, &ptx)?;
