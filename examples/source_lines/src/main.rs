@@ -9,7 +9,8 @@
 //! `--oob`: launches the kernel with a `count` larger than its output, so that the last threads
 //! write past the end through a raw pointer (no bounds check traps first). Without a sanitizer
 //! the stray writes usually go unnoticed; `compute-sanitizer --tool memcheck ./source_lines
-//! --oob` reports each one with the kernel, the thread and `source_lines/src/main.rs:LINE`.
+//! --oob` reports each one with the kernel, the thread and the Rust line (`at scale+0x1d0 in
+//! main.rs:30`: it names the file without its folders).
 
 use std::process::{Command, ExitCode};
 
@@ -139,15 +140,22 @@ fn sanitizer_names_the_line() -> bool {
     };
     let report = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
+    // The sanitizer's own lines start with `=========`; it names the file without its folders
+    // (`at scale+0x1d0 in main.rs:30`), or with them.
+    let sanitizer = |line: &&str| line.starts_with("=========");
     let write = report
         .lines()
+        .filter(sanitizer)
         .find(|l| l.contains("Invalid __global__ write"));
-    let at = report
-        .lines()
-        .find(|l| l.contains(" at ") && l.contains(&expected));
+    let short = format!(" main.rs:{STORE_LINE}");
+    let long = format!("/{expected}");
+    let at = report.lines().filter(sanitizer).find(|l| {
+        let l = l.trim_end();
+        l.contains(" at scale") && (l.ends_with(&short) || l.ends_with(&long))
+    });
     match (write, at) {
         (Some(write), Some(at)) => {
-            println!("ok   compute-sanitizer names {expected}:");
+            println!("ok   compute-sanitizer names the store's line ({expected}):");
             println!("       {}", write.trim());
             println!("       {}", at.trim());
             true
