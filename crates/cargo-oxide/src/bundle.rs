@@ -58,6 +58,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             arch: options.arch.clone(),
             features: Vec::new(),
             verbose: false,
+            device_debug: options.device_debug,
         };
         let built = user_build::build(&target)?;
         place(&built.artifact_dir, name, &dir)?;
@@ -65,7 +66,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
     let script = dir.join("run.sh");
     std::fs::write(&script, runner_script(&examples, &pending)).map_err(io(&script))?;
     set_executable(&script).map_err(io(&script))?;
-    bench::build_into(&dir, &[], options.arch.clone())?;
+    bench::build_into(&dir, &[], options.arch.clone(), options.device_debug)?;
     Ok(Bundle {
         dir,
         examples,

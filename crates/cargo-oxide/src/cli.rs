@@ -72,6 +72,10 @@ pub struct BundleOptions {
     /// The GPU architecture to compile kernels for.
     #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
     pub arch: Option<String>,
+
+    /// Source information in the kernels' PTX (see `cargo oxide build --help`).
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub device_debug: Option<DeviceDebug>,
 }
 
 /// `cargo oxide bench`.
@@ -138,6 +142,35 @@ pub struct BuildTarget {
     /// (the same as `CUDA_OXIDE_VERBOSE=1`).
     #[arg(long, short)]
     pub verbose: bool,
+
+    /// Source information in the kernels' PTX: `lines` (the default: Rust file:line for
+    /// compute-sanitizer, cuda-gdb and Nsight Compute, like nvcc's -lineinfo), `full`
+    /// (unoptimised, for stepping through a kernel, like nvcc's -G) or `none`
+    /// (overrides `CUDA_OXIDE_DEVICE_DEBUG`).
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub device_debug: Option<DeviceDebug>,
+}
+
+/// `--device-debug`: how much of the Rust source the PTX carries (see docs/debugging.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceDebug {
+    /// No `.loc` lines.
+    None,
+    /// `.file`/`.loc` lines; optimisation unchanged.
+    Lines,
+    /// Full debug information, optimisation off.
+    Full,
+}
+
+impl DeviceDebug {
+    /// The value of `CUDA_OXIDE_DEVICE_DEBUG` that asks the backend for this level.
+    pub fn env_value(self) -> &'static str {
+        match self {
+            DeviceDebug::None => "none",
+            DeviceDebug::Lines => "lines",
+            DeviceDebug::Full => "full",
+        }
+    }
 }
 
 /// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).

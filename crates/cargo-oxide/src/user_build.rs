@@ -212,6 +212,9 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if target.verbose {
         cargo.env("CUDA_OXIDE_VERBOSE", "1");
     }
+    if let Some(level) = target.device_debug {
+        cargo.env("CUDA_OXIDE_DEVICE_DEBUG", level.env_value());
+    }
     cargo
 }
 

@@ -20,7 +20,9 @@ fn stages(fixture: &'static str) -> PathBuf {
             let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
             let _ = std::fs::remove_dir_all(&out);
             let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-                .args(["pipeline", "--manifest-path"])
+                // Source lines have their own golden test (source_lines.rs); these snapshots
+                // are about the code.
+                .args(["pipeline", "--device-debug", "none", "--manifest-path"])
                 .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
                 .arg("--out")
                 .arg(&out)

@@ -15,7 +15,9 @@ fn stages() -> &'static Path {
         let out = repo.join("tests/fixtures/target/launch-bounds-stages");
         let _ = std::fs::remove_dir_all(&out);
         let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-            .args(["pipeline", "--manifest-path"])
+            // Source lines have their own golden test (source_lines.rs); these snapshots
+            // are about the code.
+            .args(["pipeline", "--device-debug", "none", "--manifest-path"])
             .arg(repo.join("tests/fixtures/launch_bounds/Cargo.toml"))
             .arg("--out")
             .arg(&out)

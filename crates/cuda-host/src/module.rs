@@ -14,6 +14,33 @@ use crate::ptx_compat::{self, Mismatch};
 /// Bytes the driver may write into each JIT log.
 const JIT_LOG_BYTES: usize = 16 * 1024;
 
+/// The driver's JIT options that keep the source information a PTX module carries: with
+/// `.loc` lines (cuda-oxide's default, `--device-debug=lines`) the SASS keeps the line table,
+/// like `ptxas -lineinfo`, so compute-sanitizer, cuda-gdb and Nsight Compute show Rust
+/// `file:line`; a `.target ..., debug` module (`--device-debug=full`) is compiled with full
+/// debug information and without optimisation, like `ptxas -g`. Each option takes the value 1.
+pub(crate) fn debug_jit_options(ptx: &str) -> Vec<sys::CUjit_option> {
+    let directives = |name: &str| {
+        ptx.lines().map(str::trim_start).any(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with([' ', '\t']))
+        })
+    };
+    let debug_target = ptx.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix(".target")
+            .is_some_and(|rest| rest.split(',').skip(1).any(|t| t.trim() == "debug"))
+    });
+    let mut options = Vec::new();
+    if directives(".loc") {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO);
+    }
+    if debug_target {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
+    }
+    options
+}
+
 /// The dynamic shared memory every kernel may use: a launch that asks for more first raises
 /// the kernel's limit (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), up to what the
 /// device allows a block.
@@ -59,19 +86,23 @@ impl PtxModule {
             .map_err(|e| classify(e, "binding the context to this thread"))?;
         let mut error_log = vec![0u8; JIT_LOG_BYTES];
         let mut info_log = vec![0u8; JIT_LOG_BYTES];
-        let mut options = [
+        let mut options = vec![
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
         ];
-        // The driver takes sizes as pointer-sized integers in the `void*` value slots.
-        let mut values: [*mut c_void; 4] = [
+        // The driver takes sizes and flags as pointer-sized integers in the `void*` value slots.
+        let mut values: Vec<*mut c_void> = vec![
             error_log.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(JIT_LOG_BYTES),
             info_log.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(JIT_LOG_BYTES),
         ];
+        for option in debug_jit_options(&String::from_utf8_lossy(ptx.to_bytes())) {
+            options.push(option);
+            values.push(std::ptr::without_provenance_mut(1));
+        }
         let mut module = std::ptr::null_mut();
         // SAFETY: `ptx` is NUL-terminated; the option and value arrays have the same length and
         // the log buffers are as large as the sizes given.
@@ -432,6 +463,23 @@ fn jit_log(error_log: &[u8], info_log: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn jit_keeps_the_source_information_the_ptx_has() {
+        use super::{debug_jit_options, sys::CUjit_option::*};
+        let plain = ".version 7.8\n.target sm_90\n.visible .entry k()\n{\n\tret;\n}\n";
+        assert!(debug_jit_options(plain).is_empty());
+        let lines = ".target sm_90\n{\n\t.loc\t1 13 0\n\tret;\n}\n\t.file\t1 \"a.rs\"\n";
+        assert_eq!(debug_jit_options(lines), vec![CU_JIT_GENERATE_LINE_INFO]);
+        let full = ".target sm_90, debug\n{\n\t.loc\t1 13 0\n}\n";
+        assert_eq!(
+            debug_jit_options(full),
+            vec![CU_JIT_GENERATE_LINE_INFO, CU_JIT_GENERATE_DEBUG_INFO]
+        );
+        // A name that merely starts with `.loc` (a `.local` declaration) is no line directive.
+        let local = ".target sm_90\n\t.local .align 8 .b8 depot[8];\n";
+        assert!(debug_jit_options(local).is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -21,6 +21,7 @@ use pliron_llvm::{
 
 use crate::{
     constants::{ConstWriter, zero_text},
+    debug_info::{location_name, source_pos},
     error::ExportError,
     kernel::is_kernel,
     module::{ModuleState, attrs_text, linkage_text},
@@ -36,6 +37,10 @@ pub(crate) struct FunctionWriter<'a> {
     pub(crate) names: LocalNames,
     pub(crate) cfg: CfgPlan,
     pub(crate) out: String,
+    /// The function's `DISubprogram`, when debug metadata is written.
+    pub(crate) scope: Option<crate::debug_info::Scope>,
+    /// The ` !dbg !N` suffix of the instructions of the op being written.
+    pub(crate) dbg: String,
 }
 
 /// The LLVM text of `func`: a `define` with body, or a `declare`.
@@ -56,6 +61,8 @@ pub(crate) fn write_function(
         names: LocalNames::default(),
         cfg: CfgPlan::default(),
         out: String::new(),
+        scope: None,
+        dbg: String::new(),
     };
     writer
         .function(func, &llvm_name)
@@ -124,6 +131,17 @@ impl FunctionWriter<'_> {
             ));
         }
 
+        let mut dbg = String::new();
+        if let Some(debug) = &mut self.state.debug
+            && let Some(pos) = source_pos(ctx, func.get_operation().deref(ctx).loc())
+        {
+            let loc = func.get_operation().deref(ctx).loc().clone();
+            let name = location_name(&loc).unwrap_or(llvm_name);
+            let scope = debug.subprogram(name, llvm_name, &pos);
+            self.scope = Some(scope);
+            dbg = format!(" !dbg !{}", scope.subprogram);
+        }
+
         self.cfg = CfgPlan::build(ctx, region)?;
         self.name_everything(&blocks)?;
         self.cfg.name_trampolines(&mut self.names);
@@ -137,7 +155,7 @@ impl FunctionWriter<'_> {
             header.push("...".into());
         }
         self.out = format!(
-            "define {linkage}{cc}{res_text} {}({}){attrs} {{\n",
+            "define {linkage}{cc}{res_text} {}({}){attrs}{dbg} {{\n",
             global_ref(llvm_name),
             header.join(", ")
         );

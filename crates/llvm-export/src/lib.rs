@@ -13,7 +13,9 @@
 //! - a global's initializer region is folded into one constant (constant expressions for
 //!   `llvm.addrspacecast` and `llvm.gep`, aggregates built with `llvm.insert_value`);
 //! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points;
-//! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
+//! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module;
+//! - with [`ExportOptions::debug`], the ops' source locations become debug metadata
+//!   ([`debug_info`]), from which `llc` writes `.file`/`.loc` into the PTX.
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 //!
@@ -21,6 +23,7 @@
 
 mod const_expr;
 mod constants;
+pub mod debug_info;
 mod error;
 mod function;
 mod kernel;
@@ -33,6 +36,7 @@ mod phi;
 mod symbols;
 mod types;
 
+pub use debug_info::DeviceDebug;
 pub use error::{ExportError, PtxError};
 pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel, set_launch_bounds};
 pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};

@@ -24,6 +24,7 @@ pub mod shims;
 pub mod translator;
 pub mod ub_checks;
 
+pub use llvm_export::DeviceDebug;
 pub use pipeline::{
     CollectedFunction, PipelineConfig, PipelineError, PipelineOutput, run_pipeline,
 };

@@ -51,6 +51,12 @@ pub struct PipelineConfig {
     /// Whether the crate is compiled with overflow checks (what `cfg!(overflow_checks)` means
     /// inside `core` code the kernels call).
     pub overflow_checks: bool,
+    /// The source information the PTX carries (`CUDA_OXIDE_DEVICE_DEBUG`): Rust lines by
+    /// default; `Full` also turns optimisation off.
+    pub device_debug: llvm_export::DeviceDebug,
+    /// The compiler's working directory, which the relative source paths of spans are
+    /// relative to (the debug metadata's compilation directory).
+    pub comp_dir: Option<PathBuf>,
 }
 
 /// What a successful run produced.
@@ -186,7 +192,16 @@ pub fn run_pipeline(
     timings.push(("lower", started.elapsed()));
 
     let started = Instant::now();
-    let ll = llvm_export::export_module(&ctx, module)
+    let export_options = llvm_export::ExportOptions {
+        debug: config.device_debug,
+        comp_dir: config
+            .comp_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    let ll = llvm_export::export_module_with(&ctx, module, &export_options)
         .map_err(|e| PipelineError::Export(e.to_string()))?;
     timings.push(("export", started.elapsed()));
     dump(config, config.dump_llvm, "ll", &ll)?;
@@ -209,10 +224,22 @@ pub fn run_pipeline(
     let options = llvm_export::PtxOptions {
         sysroot: config.sysroot.clone(),
         ptx_isa,
+        // The debug tier keeps every line and variable where the source has it.
+        opt_level: if config.device_debug == llvm_export::DeviceDebug::Full {
+            0
+        } else {
+            3
+        },
         ..Default::default()
     };
     let ptx = llvm_export::compile_to_ptx(&ll, &config.target, &options)
         .map_err(|e| PipelineError::PtxGeneration(e.to_string()))?;
+    // Line info must not change the machine code: the labels `llc` adds for it would.
+    let ptx = if config.device_debug == llvm_export::DeviceDebug::Lines {
+        llvm_export::debug_info::remove_unreferenced_debug_labels(&ptx)
+    } else {
+        ptx
+    };
     timings.push(("llc", started.elapsed()));
 
     let ptx_path = write_ptx(config, &ptx)?;
@@ -271,6 +298,7 @@ fn translate_module(
             globals: &mut globals,
             overflow_checks: config.overflow_checks,
             target,
+            locations: config.device_debug.enabled(),
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {

@@ -18,6 +18,7 @@ use pliron::{
     context::{Context, Ptr},
     irbuild::dialect_conversion::apply_dialect_conversion,
     linked_list::ContainsLinkedList,
+    location::Location,
     op::Op,
     operation::{Operation, verify_operation},
     printable::Printable,
@@ -188,7 +189,17 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         let entry = func.entry_block(ctx).ok_or_else(|| {
             signature_error(OpError::Unsupported("a kernel without a body".into()))
         })?;
-        build_prologue(ctx, entry).map_err(signature_error)?
+        let ty = build_prologue(ctx, entry).map_err(signature_error)?;
+        // The prologue is at the function's line, like the rest of the entry block.
+        if let Location::Named { child_loc, .. } = func.get_operation().deref(ctx).loc().clone() {
+            let ops: Vec<_> = entry.deref(ctx).iter(ctx).collect();
+            for op in ops {
+                if op.deref(ctx).loc().is_unknown() {
+                    op.deref_mut(ctx).set_loc((*child_loc).clone());
+                }
+            }
+        }
+        ty
     } else {
         function_type(ctx, &func.arg_types(ctx), &func.result_types(ctx))
             .map_err(signature_error)?
@@ -196,6 +207,8 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
 
     let bounds = func.launch_bounds(ctx);
     let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
+    let loc = func.get_operation().deref(ctx).loc().clone();
+    llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
     if kernel {
         llvm_export::mark_kernel(ctx, &llvm_func);
         if let Some(bounds) = bounds {

@@ -17,6 +17,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_TARGET",
     "CUDA_OXIDE_LLC",
     "CUDA_OXIDE_LIBDEVICE",
+    "CUDA_OXIDE_DEVICE_DEBUG",
 ];
 
 /// The default GPU architecture when nothing else chooses one.
@@ -39,6 +40,9 @@ pub struct CudaCodegenConfig {
     pub target: Option<String>,
     /// `CUDA_OXIDE_LLC`: the `llc` to use.
     pub llc: Option<PathBuf>,
+    /// `CUDA_OXIDE_DEVICE_DEBUG`: `none`, `lines` (the default) or `full`, as written; see
+    /// [CudaCodegenConfig::device_debug].
+    pub device_debug: Option<String>,
 }
 
 impl CudaCodegenConfig {
@@ -59,6 +63,22 @@ impl CudaCodegenConfig {
             ptx_dir: non_empty("CUDA_OXIDE_PTX_DIR").map(PathBuf::from),
             target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
+            device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
+        }
+    }
+
+    /// The source information the device code carries: Rust lines unless
+    /// `CUDA_OXIDE_DEVICE_DEBUG` says otherwise; an unknown value is an error naming the
+    /// accepted ones.
+    pub fn device_debug(&self) -> Result<mir_importer::DeviceDebug, String> {
+        match &self.device_debug {
+            None => Ok(mir_importer::DeviceDebug::default()),
+            Some(value) => mir_importer::DeviceDebug::parse(value).ok_or_else(|| {
+                format!(
+                    "CUDA_OXIDE_DEVICE_DEBUG is `{value}`; expected {}",
+                    mir_importer::DeviceDebug::CHOICES
+                )
+            }),
         }
     }
 
@@ -94,6 +114,7 @@ mod tests {
         let c = config(&[]);
         assert_eq!(c, CudaCodegenConfig::default());
         assert_eq!(c.target(), DEFAULT_TARGET);
+        assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Lines));
     }
 
     #[test]
@@ -106,11 +127,23 @@ mod tests {
             ("CUDA_OXIDE_PTX_DIR", "/tmp/ptx"),
             ("CUDA_OXIDE_TARGET", " sm_80 "),
             ("CUDA_OXIDE_LLC", "/opt/llc"),
+            ("CUDA_OXIDE_DEVICE_DEBUG", "Full"),
         ]);
         assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir);
+        assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Full));
         assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
         assert_eq!(c.target(), "sm_80");
         assert_eq!(c.llc, Some(PathBuf::from("/opt/llc")));
+    }
+
+    #[test]
+    fn unknown_debug_level_is_an_error() {
+        let c = config(&[("CUDA_OXIDE_DEVICE_DEBUG", "-G")]);
+        let message = c.device_debug().unwrap_err();
+        assert!(
+            message.contains("`-G`") && message.contains("`full`"),
+            "{message}"
+        );
     }
 
     #[test]

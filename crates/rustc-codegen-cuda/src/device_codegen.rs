@@ -48,6 +48,7 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
         if roots.kernels.is_empty() {
             return Ok(None);
         }
+        let device_debug = config.device_debug().map_err(DeviceError::Message)?;
         let pipeline_config = PipelineConfig {
             crate_name: crate_name.clone(),
             target: config.target().to_owned(),
@@ -58,6 +59,10 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             show_rustc_mir: config.show_rustc_mir,
             overflow_checks: tcx.sess.overflow_checks(),
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
+            device_debug,
+            // rustc's working directory, which cargo makes the workspace root: the spans'
+            // relative paths are relative to it.
+            comp_dir: None,
         };
         let output =
             catch_internal_error(|| mir_importer::run_pipeline(&functions, &pipeline_config))

@@ -6,10 +6,12 @@ use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
 use pliron::builtin::types::FunctionType;
+use pliron::combine::stream::position::SourcePosition;
 use pliron::context::{Context, Ptr};
 use pliron::identifier::Identifier;
 use pliron::irbuild::inserter::{IRInserter, Inserter};
 use pliron::irbuild::listener::DummyListener;
+use pliron::location::{Location, Source};
 use pliron::op::Op;
 use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
@@ -32,6 +34,8 @@ pub struct FunctionContext<'a> {
     pub overflow_checks: bool,
     /// The GPU architecture: intrinsics it does not have are refused.
     pub target: dialect_nvvm::Target,
+    /// Whether ops carry the source location they come from (for the PTX's line info).
+    pub locations: bool,
 }
 
 /// The state of translating one MIR body.
@@ -60,6 +64,9 @@ pub struct FnTranslator<'a> {
     current_span: Option<Span>,
     /// The span each op was translated from, to point an internal error at the user's code.
     op_spans: HashMap<Ptr<Operation>, Span>,
+    /// The source location of each span seen, which every op translated from it carries (for
+    /// the debug metadata that puts Rust lines into the PTX); `None` when ops carry none.
+    locations: Option<HashMap<Span, Location>>,
 }
 
 impl FnTranslator<'_> {
@@ -82,6 +89,7 @@ pub fn translate_function(
         globals,
         overflow_checks,
         target,
+        locations,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -129,10 +137,23 @@ pub fn translate_function(
         trap_block: None,
         current_span: None,
         op_spans: HashMap::new(),
+        locations: locations.then(HashMap::new),
     };
+    let body_loc = fx.location(body.span);
+    if !body_loc.is_unknown() {
+        let name = reserved_oxide_symbols::strip_all_reserved(&function.instance.name());
+        func.get_operation()
+            .deref_mut(fx.ctx)
+            .set_loc(Location::Named {
+                name,
+                child_loc: Box::new(body_loc),
+            });
+    }
     fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
+    // The entry block (slots, parameters) is at the function's own line.
+    fx.current_span = Some(body.span);
     fx.emit_slots(&arg_locals, entry)?;
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
@@ -368,6 +389,11 @@ impl FnTranslator<'_> {
         block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
         let trap = TrapOp::new(self.ctx);
         trap.get_operation().insert_at_back(block, self.ctx);
+        // Every failed check of the function branches here: it is at the function's line.
+        let loc = self.location(self.body.span);
+        if !loc.is_unknown() {
+            trap.get_operation().deref_mut(self.ctx).set_loc(loc);
+        }
         self.trap_block = Some(block);
         block
     }
@@ -379,12 +405,44 @@ impl FnTranslator<'_> {
         op
     }
 
-    /// Appends an already built operation at the insertion point.
+    /// Appends an already built operation at the insertion point; it gets the location of
+    /// the statement or terminator being translated.
     pub(crate) fn inserter_append_operation(&mut self, op: Ptr<Operation>) {
         self.inserter.append_operation(self.ctx, op);
         if let Some(span) = self.current_span {
             self.op_spans.insert(op, span);
+            let loc = self.location(span);
+            if !loc.is_unknown() {
+                op.deref_mut(self.ctx).set_loc(loc);
+            }
         }
+    }
+
+    /// The source location where `span` starts: the file as rustc names it (relative to the
+    /// compiler's working directory for the crates of the workspace), line and column;
+    /// unknown when ops carry no locations.
+    fn location(&mut self, span: Span) -> Location {
+        let Some(locations) = &self.locations else {
+            return Location::Unknown;
+        };
+        if let Some(loc) = locations.get(&span) {
+            return loc.clone();
+        }
+        let lines = span.get_lines();
+        let loc = match (
+            i32::try_from(lines.start_line),
+            i32::try_from(lines.start_col),
+        ) {
+            (Ok(line), Ok(column)) if line > 0 => Location::SrcPos {
+                src: Source::new_from_file(self.ctx, span.get_filename()),
+                pos: SourcePosition { line, column },
+            },
+            _ => Location::Unknown,
+        };
+        if let Some(locations) = &mut self.locations {
+            locations.insert(span, loc.clone());
+        }
+        loc
     }
 
     /// Verifies every op of the translated function. The translator means to produce only

@@ -129,14 +129,19 @@ impl Rewrite<'_> {
         self.op.deref(ctx).get_result(idx).get_type(ctx)
     }
 
-    /// Insert `op` before the op being converted (after the ops inserted so far).
-    pub fn insert<O: Op>(&mut self, ctx: &Context, op: O) -> O {
+    /// Insert `op` before the op being converted (after the ops inserted so far). It takes
+    /// over the converted op's source location.
+    pub fn insert<O: Op>(&mut self, ctx: &mut Context, op: O) -> O {
+        let loc = self.op.deref(ctx).loc().clone();
+        if !loc.is_unknown() {
+            op.get_operation().deref_mut(ctx).set_loc(loc);
+        }
         self.rewriter.append_op(ctx, &op);
         op
     }
 
     /// Insert `op` and return its (first) result.
-    pub fn value<O: Op>(&mut self, ctx: &Context, op: O) -> Value {
+    pub fn value<O: Op>(&mut self, ctx: &mut Context, op: O) -> Value {
         let op = self.insert(ctx, op);
         op.get_operation().deref(ctx).get_result(0)
     }
