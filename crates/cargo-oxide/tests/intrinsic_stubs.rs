@@ -36,7 +36,13 @@ fn calls() -> String {
     let mut body = String::new();
     for intrinsic in table::ALL {
         let args: Vec<&str> = intrinsic.operands.iter().map(|s| argument(*s)).collect();
-        let call = format!("{}({})", intrinsic.rust_path, args.join(", "));
+        // Some stubs are `unsafe` (they take raw addresses); the block is harmless around the
+        // others.
+        let call = format!(
+            "(unsafe {{ {}({}) }})",
+            intrinsic.rust_path,
+            args.join(", ")
+        );
         let line = match (intrinsic.result, intrinsic.rust_path) {
             (_, "cuda_device::trap") => format!("if x == 0x7777_7777 {{ {call} }}"),
             (Some(result), _) => format!("acc ^= {};", widened(result, &call)),
@@ -67,7 +73,7 @@ fn build_kernel(name: &str, statements: &str, args: &[&str]) -> String {
         dir.join("src/lib.rs"),
         format!(
             "#![no_std]\n\nuse cuda_device::{{DisjointSlice, kernel, thread}};\n\n\
-             #[kernel]\npub fn k(input: &[u32], mut out: DisjointSlice<u64>) {{\n    \
+             #[kernel]\n#[allow(unused_unsafe)]\npub fn k(input: &[u32], mut out: DisjointSlice<u64>) {{\n    \
              let i = thread::index_1d();\n    let x = input[i.get()];\n    let mut acc = 0u64;\n\
              {statements}    if let Some(slot) = out.get_mut(i) {{\n        *slot = acc;\n    }}\n}}\n"
         ),
@@ -96,7 +102,8 @@ fn build_kernel(name: &str, statements: &str, args: &[&str]) -> String {
 
 #[test]
 fn every_declared_intrinsic_has_a_callable_stub() {
-    let ptx = build_kernel("intrinsic_stubs", &calls(), &[]);
+    // `wgmma` is specific to sm_90a.
+    let ptx = build_kernel("intrinsic_stubs", &calls(), &["--arch", "sm_90a"]);
     for instruction in [
         "%gridid",
         "shfl.sync.idx.b32",
@@ -109,11 +116,18 @@ fn every_declared_intrinsic_has_a_callable_stub() {
         "%globaltimer",
         "nanosleep.u32",
         "trap;",
+        "mbarrier.try_wait.parity.b64",
+        "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group",
+        "fence.proxy.tensormap::generic.acquire.gpu",
+        "wgmma.wait_group.sync.aligned 2;",
     ] {
         assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
     }
-    // `elect.sync` is PTX ISA 8.0, newer than sm_90's default 7.8.
-    assert!(ptx.contains(".version 8.0"), "{ptx}");
+    // `fence.proxy.tensormap` is PTX ISA 8.3, newer than sm_90a's default 8.0.
+    assert!(
+        ptx.contains(".version 8.3") && ptx.contains(".target sm_90a"),
+        "{ptx}"
+    );
 }
 
 #[test]

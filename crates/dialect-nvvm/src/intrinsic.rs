@@ -186,6 +186,10 @@ pub struct Intrinsic {
     pub memory: Memory,
     /// The oldest GPU architecture that has it (`80` for sm_80).
     pub min_sm: u32,
+    /// Whether it belongs to the architecture-specific feature set of `min_sm` (`sm_90a`'s
+    /// `wgmma`, `setmaxnreg`): only a target of exactly that architecture with the `a` suffix
+    /// has it, not a newer one and not plain `sm_90`.
+    pub arch_specific: bool,
     /// The oldest PTX ISA version that has it (`70` for PTX ISA 7.0).
     pub min_ptx: u32,
     /// What it does, from the declaration's doc comment.
