@@ -17,7 +17,7 @@
 //! ```ignore
 //! static mut BAR: SharedArray<Barrier, 1> = SharedArray::UNINIT;
 //! // Every thread of the block: thread 0 initialises, then the block synchronises.
-//! let mut bar = unsafe { Barrier::init(&raw mut BAR as *mut Barrier, blockDim_x()) };
+//! let mut bar = unsafe { Barrier::init((&raw mut BAR).cast(), thread::blockDim_x()) };
 //! let _ = bar.arrive();
 //! bar.wait();          // phase 0 complete: every thread arrived
 //! ```
@@ -207,6 +207,16 @@ impl BarrierHandle {
     #[inline]
     pub fn skip_phase(&mut self) {
         self.parity ^= 1;
+    }
+
+    /// Makes this handle's next [wait](Self::wait) pass at once: it then waits for the phase
+    /// before the current one, which the hardware counts as complete. For the "slot is free"
+    /// barriers of a pipeline, whose slots start out free: the producer's first wait on each
+    /// must not block, its second waits for the consumers' first release.
+    #[inline]
+    pub fn start_released(mut self) -> Self {
+        self.parity ^= 1;
+        self
     }
 
     /// Invalidates the barrier, so that its shared memory can hold something else.
