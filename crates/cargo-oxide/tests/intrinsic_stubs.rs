@@ -19,6 +19,9 @@ fn argument(scalar: Scalar) -> &'static str {
         Scalar::I64 => "i64::from(x)",
         Scalar::F32 => "x as f32",
         Scalar::F64 => "f64::from(x)",
+        Scalar::F32x32 => "[x as f32; 32]",
+        Scalar::F32x64 => "[x as f32; 64]",
+        Scalar::F32x128 => "[x as f32; 128]",
     }
 }
 
@@ -27,6 +30,9 @@ fn widened(scalar: Scalar, value: &str) -> String {
     match scalar {
         Scalar::F32 => format!("u64::from(({value}).to_bits())"),
         Scalar::F64 => format!("({value}).to_bits()"),
+        Scalar::F32x32 | Scalar::F32x64 | Scalar::F32x128 => {
+            format!("u64::from(({value})[1].to_bits())")
+        }
         _ => format!("({value}) as u64"),
     }
 }
@@ -120,6 +126,7 @@ fn every_declared_intrinsic_has_a_callable_stub() {
         "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group",
         "fence.proxy.tensormap::generic.acquire.gpu",
         "wgmma.wait_group.sync.aligned 2;",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
     ] {
         assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
     }

@@ -17,11 +17,47 @@
 //! ([crate::sync::fence_proxy_async_shared]) and the block synchronised before a `wgmma` reads
 //! it; memory written by TMA loads is ready once their barrier's phase completes.
 
-use crate::intrinsic::stubs;
+use crate::intrinsic::{stubs, unsafe_stubs};
 
 /// The instructions.
 pub mod raw {
     use super::*;
+
+    unsafe_stubs! { "wgmma::raw";
+        /// `D = A·B (+ D when scale_d != 0)`, 64 × 64 f32 `D`, bf16 `A` and `B` from shared
+        /// memory (`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`; sm_90a). Intrinsic.
+        ///
+        /// # Safety
+        /// The whole warpgroup executes it; the descriptors describe shared memory written
+        /// before a [fence](super::fence); the result may be read only after
+        /// [wait_group](super::wait_group) has seen its group complete.
+        pub unsafe fn mma_m64n64k16_f32_bf16(acc: [f32; 32], desc_a: u64, desc_b: u64, scale_d: u32) -> [f32; 32];
+        /// As [mma_m64n64k16_f32_bf16], with f16 `A` and `B`. Intrinsic.
+        ///
+        /// # Safety
+        /// As for [mma_m64n64k16_f32_bf16].
+        pub unsafe fn mma_m64n64k16_f32_f16(acc: [f32; 32], desc_a: u64, desc_b: u64, scale_d: u32) -> [f32; 32];
+        /// 64 × 128 `D`, bf16 (`...m64n128k16.f32.bf16.bf16`; sm_90a). Intrinsic.
+        ///
+        /// # Safety
+        /// As for [mma_m64n64k16_f32_bf16].
+        pub unsafe fn mma_m64n128k16_f32_bf16(acc: [f32; 64], desc_a: u64, desc_b: u64, scale_d: u32) -> [f32; 64];
+        /// 64 × 128 `D`, f16. Intrinsic.
+        ///
+        /// # Safety
+        /// As for [mma_m64n64k16_f32_bf16].
+        pub unsafe fn mma_m64n128k16_f32_f16(acc: [f32; 64], desc_a: u64, desc_b: u64, scale_d: u32) -> [f32; 64];
+        /// 64 × 256 `D`, bf16 (`...m64n256k16.f32.bf16.bf16`; sm_90a). Intrinsic.
+        ///
+        /// # Safety
+        /// As for [mma_m64n64k16_f32_bf16].
+        pub unsafe fn mma_m64n256k16_f32_bf16(acc: [f32; 128], desc_a: u64, desc_b: u64, scale_d: u32) -> [f32; 128];
+        /// 64 × 256 `D`, f16. Intrinsic.
+        ///
+        /// # Safety
+        /// As for [mma_m64n64k16_f32_bf16].
+        pub unsafe fn mma_m64n256k16_f32_f16(acc: [f32; 128], desc_a: u64, desc_b: u64, scale_d: u32) -> [f32; 128];
+    }
 
     stubs! { "wgmma::raw";
         /// `wgmma.fence.sync.aligned` (sm_90a). Intrinsic.
@@ -116,4 +152,85 @@ pub const fn descriptor(
         | (field(leading_byte_offset) << 16)
         | (field(stride_byte_offset) << 32)
         | (swizzle.layout_bits() << 62)
+}
+
+/// The element type of `A` and `B`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// bfloat16.
+    Bf16,
+    /// IEEE half precision.
+    F16,
+}
+
+/// Issues `D = A·B` (or `D += A·B` when `accumulate`) for one K step of 16 on the warpgroup's
+/// 64 × `N` f32 tile `acc` (`N / 2` values per thread, `N` = 64, 128 or 256), with `A` (64 ×
+/// 16) and `B` (16 × `N`) of type `input` described by `desc_a` and `desc_b` ([descriptor]),
+/// both K-major. Asynchronous: [commit_group] and [wait_group] before reading `acc`.
+///
+/// # Safety
+/// Every thread of the warpgroup calls it together; the descriptors describe shared memory of
+/// the right size and layout, made visible to the tensor cores ([fence] after ordinary stores,
+/// a completed barrier phase after TMA loads); `acc` is not read or written before the group
+/// that holds this multiply has completed.
+#[inline(always)]
+pub unsafe fn mma_async<const R: usize>(
+    acc: &mut [f32; R],
+    desc_a: u64,
+    desc_b: u64,
+    input: Input,
+    accumulate: bool,
+) {
+    let scale_d = accumulate as u32;
+    let acc_ptr = acc as *mut [f32; R];
+    // SAFETY: forwarded to the caller; each arm runs only when `R` is that arm's array size,
+    // so the casts are between identical types.
+    unsafe {
+        match (R, input) {
+            (32, Input::Bf16) => {
+                let acc = &mut *acc_ptr.cast::<[f32; 32]>();
+                *acc = raw::mma_m64n64k16_f32_bf16(*acc, desc_a, desc_b, scale_d);
+            }
+            (32, Input::F16) => {
+                let acc = &mut *acc_ptr.cast::<[f32; 32]>();
+                *acc = raw::mma_m64n64k16_f32_f16(*acc, desc_a, desc_b, scale_d);
+            }
+            (64, Input::Bf16) => {
+                let acc = &mut *acc_ptr.cast::<[f32; 64]>();
+                *acc = raw::mma_m64n128k16_f32_bf16(*acc, desc_a, desc_b, scale_d);
+            }
+            (64, Input::F16) => {
+                let acc = &mut *acc_ptr.cast::<[f32; 64]>();
+                *acc = raw::mma_m64n128k16_f32_f16(*acc, desc_a, desc_b, scale_d);
+            }
+            (128, Input::Bf16) => {
+                let acc = &mut *acc_ptr.cast::<[f32; 128]>();
+                *acc = raw::mma_m64n256k16_f32_bf16(*acc, desc_a, desc_b, scale_d);
+            }
+            (128, Input::F16) => {
+                let acc = &mut *acc_ptr.cast::<[f32; 128]>();
+                *acc = raw::mma_m64n256k16_f32_f16(*acc, desc_a, desc_b, scale_d);
+            }
+            _ => {
+                const {
+                    assert!(
+                        R == 32 || R == 64 || R == 128,
+                        "mma_async: N is 64, 128 or 256"
+                    )
+                };
+            }
+        }
+    }
+}
+
+/// Where element `i` of a thread's accumulator fragment lies in the 64 × `N` tile: `(row,
+/// column)`, for the thread's index `t` within its warpgroup (0..128). Each warp holds 16 rows;
+/// element `i` is in column block `i / 4` (8 columns wide), row `lane / 4` (+ 8 for `i % 4` of
+/// 2 or 3), column `2 · (lane % 4) + i % 2` of the block.
+#[inline]
+pub const fn fragment_position(t: usize, i: usize) -> (usize, usize) {
+    let (warp, lane) = (t / 32, t % 32);
+    let row = warp * 16 + lane / 4 + 8 * ((i % 4) / 2);
+    let col = (i / 4) * 8 + 2 * (lane % 4) + i % 2;
+    (row, col)
 }

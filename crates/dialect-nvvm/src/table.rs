@@ -449,6 +449,55 @@ intrinsics! {
         = ptx("wgmma.wait_group.sync.aligned 2;", ""), memory ReadWrite, sm 90, ptx 80,
         convergent, arch_specific;
 
+    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 64 f32 tile `D` (32 registers per
+    /// thread), `A` (64 × 16) and `B` (16 × 64) bf16 in shared memory, both K-major, given by
+    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`).
+    wgmma_m64n64k16_f32_bf16: wgmma::raw::mma_m64n64k16_f32_bf16(F32x32, U64, U64, U32) -> F32x32
+        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
+               wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
+              "=f,0,l,l,r"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 64 f32 tile `D` (32 registers per
+    /// thread), `A` (64 × 16) and `B` (16 × 64) f16 in shared memory, both K-major, given by
+    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16`).
+    wgmma_m64n64k16_f32_f16: wgmma::raw::mma_m64n64k16_f32_f16(F32x32, U64, U64, U32) -> F32x32
+        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
+               wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
+              "=f,0,l,l,r"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 128 f32 tile `D` (64 registers per
+    /// thread), `A` (64 × 16) and `B` (16 × 128) bf16 in shared memory, both K-major, given by
+    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`).
+    wgmma_m64n128k16_f32_bf16: wgmma::raw::mma_m64n128k16_f32_bf16(F32x64, U64, U64, U32) -> F32x64
+        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
+               wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
+              "=f,0,l,l,r"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 128 f32 tile `D` (64 registers per
+    /// thread), `A` (64 × 16) and `B` (16 × 128) f16 in shared memory, both K-major, given by
+    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`).
+    wgmma_m64n128k16_f32_f16: wgmma::raw::mma_m64n128k16_f32_f16(F32x64, U64, U64, U32) -> F32x64
+        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
+               wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
+              "=f,0,l,l,r"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 256 f32 tile `D` (128 registers per
+    /// thread), `A` (64 × 16) and `B` (16 × 256) bf16 in shared memory, both K-major, given by
+    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16`).
+    wgmma_m64n256k16_f32_bf16: wgmma::raw::mma_m64n256k16_f32_bf16(F32x128, U64, U64, U32) -> F32x128
+        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
+               wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
+              "=f,0,l,l,r"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 256 f32 tile `D` (128 registers per
+    /// thread), `A` (64 × 16) and `B` (16 × 256) f16 in shared memory, both K-major, given by
+    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16`).
+    wgmma_m64n256k16_f32_f16: wgmma::raw::mma_m64n256k16_f32_f16(F32x128, U64, U64, U32) -> F32x128
+        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
+               wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
+              "=f,0,l,l,r"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+
     // Time.
 
     /// The SM's 32-bit cycle counter (`clock()`, `%clock`).
