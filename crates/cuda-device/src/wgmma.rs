@@ -163,62 +163,85 @@ pub enum Input {
     F16,
 }
 
+/// A thread's f32 accumulator fragment of a warpgroup's 64 × `N` tile: `[f32; N / 2]` for `N`
+/// = 64, 128, 256. Its `mma_*` methods are the `wgmma.mma_async` of that shape (see
+/// [mma_async]).
+pub trait Fragment: Copy {
+    /// The tile's `N`.
+    const N: usize;
+
+    /// `wgmma.mma_async` with bf16 `A` and `B`.
+    ///
+    /// # Safety
+    /// As for [mma_async].
+    unsafe fn mma_bf16(self, desc_a: u64, desc_b: u64, scale_d: u32) -> Self;
+
+    /// `wgmma.mma_async` with f16 `A` and `B`.
+    ///
+    /// # Safety
+    /// As for [mma_async].
+    unsafe fn mma_f16(self, desc_a: u64, desc_b: u64, scale_d: u32) -> Self;
+
+    /// Calls `f(i, value)` for every element, in order, with constant indices: unlike a loop
+    /// over the array, this never makes the fragment live in local memory.
+    fn for_each(self, f: impl FnMut(usize, f32));
+}
+
+macro_rules! fragment {
+    ($len:literal, $n:literal, $bf16:ident, $f16:ident; $($i:literal)*) => {
+        impl Fragment for [f32; $len] {
+            const N: usize = $n;
+
+            #[inline(always)]
+            unsafe fn mma_bf16(self, desc_a: u64, desc_b: u64, scale_d: u32) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { raw::$bf16(self, desc_a, desc_b, scale_d) }
+            }
+
+            #[inline(always)]
+            unsafe fn mma_f16(self, desc_a: u64, desc_b: u64, scale_d: u32) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { raw::$f16(self, desc_a, desc_b, scale_d) }
+            }
+
+            #[inline(always)]
+            fn for_each(self, mut f: impl FnMut(usize, f32)) {
+                $( f($i, self[$i]); )*
+            }
+        }
+    };
+}
+
+fragment!(32, 64, mma_m64n64k16_f32_bf16, mma_m64n64k16_f32_f16; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+fragment!(64, 128, mma_m64n128k16_f32_bf16, mma_m64n128k16_f32_f16; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+fragment!(128, 256, mma_m64n256k16_f32_bf16, mma_m64n256k16_f32_f16; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+
 /// Issues `D = A·B` (or `D += A·B` when `accumulate`) for one K step of 16 on the warpgroup's
-/// 64 × `N` f32 tile `acc` (`N / 2` values per thread, `N` = 64, 128 or 256), with `A` (64 ×
-/// 16) and `B` (16 × `N`) of type `input` described by `desc_a` and `desc_b` ([descriptor]),
-/// both K-major. Asynchronous: [commit_group] and [wait_group] before reading `acc`.
+/// 64 × `N` f32 tile `acc` ([Fragment]: `[f32; N / 2]` per thread), with `A` (64 × 16) and `B`
+/// (16 × `N`) of type `input` described by `desc_a` and `desc_b` ([descriptor]), both K-major;
+/// returns the new fragment. Asynchronous: [commit_group], then [wait_group] before the
+/// returned fragment is read (passing it to the next `mma_async` of the same group is fine).
 ///
 /// # Safety
 /// Every thread of the warpgroup calls it together; the descriptors describe shared memory of
-/// the right size and layout, made visible to the tensor cores ([fence] after ordinary stores,
-/// a completed barrier phase after TMA loads); `acc` is not read or written before the group
-/// that holds this multiply has completed.
+/// the right size and layout, made visible to the tensor cores
+/// ([crate::sync::fence_proxy_async_shared] and a barrier after ordinary stores, a completed
+/// barrier phase after TMA loads); the result is not read before the group that holds this
+/// multiply has completed.
 #[inline(always)]
-pub unsafe fn mma_async<const R: usize>(
-    acc: &mut [f32; R],
+pub unsafe fn mma_async<F: Fragment>(
+    acc: F,
     desc_a: u64,
     desc_b: u64,
     input: Input,
     accumulate: bool,
-) {
+) -> F {
     let scale_d = accumulate as u32;
-    let acc_ptr = acc as *mut [f32; R];
-    // SAFETY: forwarded to the caller; each arm runs only when `R` is that arm's array size,
-    // so the casts are between identical types.
+    // SAFETY: forwarded to the caller.
     unsafe {
-        match (R, input) {
-            (32, Input::Bf16) => {
-                let acc = &mut *acc_ptr.cast::<[f32; 32]>();
-                *acc = raw::mma_m64n64k16_f32_bf16(*acc, desc_a, desc_b, scale_d);
-            }
-            (32, Input::F16) => {
-                let acc = &mut *acc_ptr.cast::<[f32; 32]>();
-                *acc = raw::mma_m64n64k16_f32_f16(*acc, desc_a, desc_b, scale_d);
-            }
-            (64, Input::Bf16) => {
-                let acc = &mut *acc_ptr.cast::<[f32; 64]>();
-                *acc = raw::mma_m64n128k16_f32_bf16(*acc, desc_a, desc_b, scale_d);
-            }
-            (64, Input::F16) => {
-                let acc = &mut *acc_ptr.cast::<[f32; 64]>();
-                *acc = raw::mma_m64n128k16_f32_f16(*acc, desc_a, desc_b, scale_d);
-            }
-            (128, Input::Bf16) => {
-                let acc = &mut *acc_ptr.cast::<[f32; 128]>();
-                *acc = raw::mma_m64n256k16_f32_bf16(*acc, desc_a, desc_b, scale_d);
-            }
-            (128, Input::F16) => {
-                let acc = &mut *acc_ptr.cast::<[f32; 128]>();
-                *acc = raw::mma_m64n256k16_f32_f16(*acc, desc_a, desc_b, scale_d);
-            }
-            _ => {
-                const {
-                    assert!(
-                        R == 32 || R == 64 || R == 128,
-                        "mma_async: N is 64, 128 or 256"
-                    )
-                };
-            }
+        match input {
+            Input::Bf16 => acc.mma_bf16(desc_a, desc_b, scale_d),
+            Input::F16 => acc.mma_f16(desc_a, desc_b, scale_d),
         }
     }
 }
