@@ -185,6 +185,10 @@ pub trait Fragment: Copy {
     /// Calls `f(i, value)` for every element, in order, with constant indices: unlike a loop
     /// over the array, this never makes the fragment live in local memory.
     fn for_each(self, f: impl FnMut(usize, f32));
+
+    /// A fragment of zeros, written as one `memset` (`[0.0; N]` becomes a fill loop, which can
+    /// keep a large fragment in local memory).
+    fn zeroed() -> Self;
 }
 
 macro_rules! fragment {
@@ -207,6 +211,12 @@ macro_rules! fragment {
             #[inline(always)]
             fn for_each(self, mut f: impl FnMut(usize, f32)) {
                 $( f($i, self[$i]); )*
+            }
+
+            #[inline(always)]
+            fn zeroed() -> Self {
+                // SAFETY: all-zero bytes are `0.0` in every element.
+                unsafe { core::mem::zeroed() }
             }
         }
     };

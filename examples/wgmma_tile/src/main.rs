@@ -56,7 +56,7 @@ mod kernels {
         }
         bar.wait();
         let (a0, b0) = (shared_address(sa), shared_address(sb));
-        let mut acc = [0.0f32; 32];
+        let mut acc = <[f32; 32]>::zeroed();
         wgmma::fence();
         for kk in 0..(KB / 16) as u32 {
             // SAFETY: the whole warpgroup runs this; the tiles were loaded (barrier phase
@@ -97,7 +97,7 @@ mod kernels {
         // SAFETY: as above.
         let mut bar = unsafe { Barrier::init((&raw mut BAR).cast(), 1) };
         let (a0, b0) = (shared_address(sa), shared_address(sb));
-        let mut acc = [0.0f32; 64];
+        let mut acc = <[f32; 64]>::zeroed();
         for kt in 0..k_tiles {
             if t == 0 {
                 let _ = bar.arrive_expect_tx(((M + N_LOOP) * KB * 2) as u32);
