@@ -218,6 +218,14 @@ fn shape(ty: &Type) -> Result<Shape> {
             elem if reference.mutability.is_none() && !is_unsized(elem) => {
                 Ok(Shape::GridConstant(elem.clone()))
             }
+            elem if reference.mutability.is_none() => Err(Error::new(
+                ty.span(),
+                format!(
+                    "a kernel parameter `&{}` cannot be launched: the host passes device \
+                     buffers (`&[T]`) and grid constants (`&T` of a sized `T`)",
+                    quote!(#elem)
+                ),
+            )),
             _ => Err(Error::new(
                 ty.span(),
                 "a kernel parameter that is a mutable reference must be a slice (`&mut [T]`) \
@@ -620,6 +628,18 @@ mod tests {
         );
     }
 
+    #[test]
+    fn shared_references_are_grid_constants() {
+        let out = expansion(quote!(
+            mod k {
+                #[kernel]
+                pub fn copy(map: &TensorMap, out: &mut [u32]) {}
+            }
+        ));
+        assert!(out.contains("map : & TensorMap"), "{out}");
+        assert!(out.contains("GridConstant (map)"), "{out}");
+    }
+
     fn error(item: proc_macro2::TokenStream) -> String {
         expand(quote!(), item).unwrap_err().to_string()
     }
@@ -650,10 +670,19 @@ mod tests {
             error(quote!(
                 mod k {
                     #[kernel]
-                    fn f(x: &u32) {}
+                    fn f(x: &mut u32) {}
                 }
             ))
             .contains("must be a slice")
+        );
+        assert!(
+            error(quote!(
+                mod k {
+                    #[kernel]
+                    fn f(x: &dyn Tr) {}
+                }
+            ))
+            .contains("cannot be launched")
         );
         assert!(
             error(quote!(
