@@ -127,6 +127,9 @@ fn every_declared_intrinsic_has_a_callable_stub() {
         "fence.proxy.tensormap::generic.acquire.gpu",
         "wgmma.wait_group.sync.aligned 2;",
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
+        "barrier.cluster.wait.acquire.aligned",
+        "mapa.u64",
+        "setmaxnreg.dec.sync.aligned.u32 24;",
     ] {
         assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
     }

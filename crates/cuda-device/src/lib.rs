@@ -5,7 +5,8 @@
 //! talk to my warp ([`warp`]), share memory with my block ([`shared`]), update memory shared
 //! with other threads ([`atomic`]), read the clocks ([`time`]), and write my own element of an
 //! output ([`DisjointSlice`]). On Hopper (sm_90, sm_90a): asynchronous barriers ([`mbarrier`]),
-//! the tensor memory accelerator ([`tma`]) and warpgroup matrix multiplies ([`wgmma`]).
+//! the tensor memory accelerator ([`tma`]), warpgroup matrix multiplies ([`wgmma`]), thread-block
+//! clusters ([`cluster`]) and register reallocation between warpgroups ([`warpgroup`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
@@ -17,6 +18,7 @@
 #![feature(core_float_math)]
 
 pub mod atomic;
+pub mod cluster;
 mod disjoint_slice;
 mod intrinsic;
 pub mod mbarrier;
@@ -29,6 +31,7 @@ pub mod thread;
 pub mod time;
 pub mod tma;
 pub mod warp;
+pub mod warpgroup;
 pub mod wgmma;
 
 pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};

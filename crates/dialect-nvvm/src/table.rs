@@ -498,6 +498,73 @@ intrinsics! {
               "=f,0,l,l,r"),
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
 
+    // Thread-block clusters (sm_90). A launch without clusters is a cluster of one block.
+
+    /// The block's rank within its cluster (`%cluster_ctarank`).
+    read_ptx_sreg_cluster_ctarank: cluster::block_rank() -> U32
+        = ptx("mov.u32 $0, %cluster_ctarank;", "=r"), memory None, sm 90, ptx 78;
+    /// The number of blocks of the cluster (`%cluster_nctarank`).
+    read_ptx_sreg_cluster_nctarank: cluster::num_blocks() -> U32
+        = ptx("mov.u32 $0, %cluster_nctarank;", "=r"), memory None, sm 90, ptx 78;
+    /// The cluster's x index within the grid (`%clusterid.x`).
+    read_ptx_sreg_clusterid_x: cluster::clusterIdx_x() -> U32
+        = ptx("mov.u32 $0, %clusterid.x;", "=r"), memory None, sm 90, ptx 78;
+    /// The cluster's y index within the grid (`%clusterid.y`).
+    read_ptx_sreg_clusterid_y: cluster::clusterIdx_y() -> U32
+        = ptx("mov.u32 $0, %clusterid.y;", "=r"), memory None, sm 90, ptx 78;
+    /// The cluster's z index within the grid (`%clusterid.z`).
+    read_ptx_sreg_clusterid_z: cluster::clusterIdx_z() -> U32
+        = ptx("mov.u32 $0, %clusterid.z;", "=r"), memory None, sm 90, ptx 78;
+    /// Blocks per cluster along x (`%cluster_nctaid.x`).
+    read_ptx_sreg_cluster_nctaid_x: cluster::clusterDim_x() -> U32
+        = ptx("mov.u32 $0, %cluster_nctaid.x;", "=r"), memory None, sm 90, ptx 78;
+    /// The block's x index within its cluster (`%cluster_ctaid.x`).
+    read_ptx_sreg_cluster_ctaid_x: cluster::blockIdx_in_cluster_x() -> U32
+        = ptx("mov.u32 $0, %cluster_ctaid.x;", "=r"), memory None, sm 90, ptx 78;
+    /// Arrives at the cluster barrier (release) without waiting
+    /// (`barrier.cluster.arrive.release.aligned`).
+    barrier_cluster_arrive: cluster::raw::arrive()
+        = ptx("barrier.cluster.arrive.release.aligned;", ""), memory ReadWrite, sm 90, ptx 80,
+        convergent;
+    /// Waits until every thread of the cluster has arrived (acquire)
+    /// (`barrier.cluster.wait.acquire.aligned`).
+    barrier_cluster_wait: cluster::raw::wait()
+        = ptx("barrier.cluster.wait.acquire.aligned;", ""), memory ReadWrite, sm 90, ptx 80,
+        convergent;
+    /// The generic address of the variable at generic address `addr` in this block's shared
+    /// memory, in the shared memory of block `rank` of the cluster (`mapa.u64`; distributed
+    /// shared memory).
+    mapa_u64: cluster::raw::map_shared(U64, U32) -> U64
+        = ptx("mapa.u64 $0, $1, $2;", "=l,l,r"), memory None, sm 90, ptx 78;
+    /// Orders this thread's memory accesses for the threads of its cluster
+    /// (`fence.acq_rel.cluster`).
+    fence_acq_rel_cluster: cluster::fence()
+        = ptx("fence.acq_rel.cluster;", ""), memory ReadWrite, sm 90, ptx 78;
+
+    // Register reallocation between warpgroups (sm_90a). The kernel needs a register cap at
+    // entry (`#[launch_bounds(threads, 1)]`), and each warpgroup runs one of them together.
+
+    /// Raises this warpgroup's registers per thread to 232 (`setmaxnreg.inc.sync.aligned.u32
+    /// 232`).
+    setmaxnreg_inc_232: warpgroup::raw::increase_registers_232()
+        = ptx("setmaxnreg.inc.sync.aligned.u32 232;", ""), memory ReadWrite, sm 90, ptx 80,
+        convergent, arch_specific;
+    /// Raises this warpgroup's registers per thread to 240 (`setmaxnreg.inc.sync.aligned.u32
+    /// 240`).
+    setmaxnreg_inc_240: warpgroup::raw::increase_registers_240()
+        = ptx("setmaxnreg.inc.sync.aligned.u32 240;", ""), memory ReadWrite, sm 90, ptx 80,
+        convergent, arch_specific;
+    /// Lowers this warpgroup's registers per thread to 40 (`setmaxnreg.dec.sync.aligned.u32
+    /// 40`).
+    setmaxnreg_dec_40: warpgroup::raw::decrease_registers_40()
+        = ptx("setmaxnreg.dec.sync.aligned.u32 40;", ""), memory ReadWrite, sm 90, ptx 80,
+        convergent, arch_specific;
+    /// Lowers this warpgroup's registers per thread to 24 (`setmaxnreg.dec.sync.aligned.u32
+    /// 24`).
+    setmaxnreg_dec_24: warpgroup::raw::decrease_registers_24()
+        = ptx("setmaxnreg.dec.sync.aligned.u32 24;", ""), memory ReadWrite, sm 90, ptx 80,
+        convergent, arch_specific;
+
     // Time.
 
     /// The SM's 32-bit cycle counter (`clock()`, `%clock`).
