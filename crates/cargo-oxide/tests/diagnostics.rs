@@ -153,6 +153,26 @@ fn intrinsics_newer_than_the_target_are_build_errors() {
             },
             "sm_80",
         ),
+        (
+            Case {
+                name: "wgmma_on_sm_90",
+                helper: "cuda_device::wgmma::fence(); x",
+                expected: "`cuda_device::wgmma::raw::fence` needs the architecture-specific \
+                           target sm_90a (exactly that GPU architecture), but this build targets \
+                           sm_90; build for sm_90a (`--arch sm_90a`",
+            },
+            "sm_90",
+        ),
+        (
+            Case {
+                name: "wgmma_on_sm_100a",
+                helper: "cuda_device::wgmma::commit_group(); x",
+                expected: "`cuda_device::wgmma::raw::commit_group` needs the architecture-specific \
+                           target sm_90a (exactly that GPU architecture), but this build targets \
+                           sm_100a",
+            },
+            "sm_100a",
+        ),
     ];
     let failures: Vec<String> = cases
         .iter()

@@ -4,7 +4,8 @@
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
 //! talk to my warp ([`warp`]), share memory with my block ([`shared`]), update memory shared
 //! with other threads ([`atomic`]), read the clocks ([`time`]), and write my own element of an
-//! output ([`DisjointSlice`]).
+//! output ([`DisjointSlice`]). On Hopper (sm_90, sm_90a): asynchronous barriers ([`mbarrier`]),
+//! the tensor memory accelerator ([`tma`]) and warpgroup matrix multiplies ([`wgmma`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
@@ -18,6 +19,7 @@
 pub mod atomic;
 mod disjoint_slice;
 mod intrinsic;
+pub mod mbarrier;
 pub mod printf;
 pub mod shared;
 #[doc(hidden)]
@@ -25,7 +27,9 @@ pub mod shims;
 pub mod sync;
 pub mod thread;
 pub mod time;
+pub mod tma;
 pub mod warp;
+pub mod wgmma;
 
 pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;

@@ -57,6 +57,7 @@ pub mod nvrtc;
 mod param;
 mod ptx_compat;
 pub mod timing;
+pub mod tma;
 mod views;
 
 pub use atomic::AtomicElement;
@@ -76,7 +77,7 @@ pub use event::Event;
 pub use graph::{Capture, Graph, GraphError, GraphState, StateVisitor, Update};
 pub use kernel_abi::ParamKind;
 pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, PtxModule, synchronize};
-pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+pub use param::{ByValue, DeviceValue, GridConstant, KernelArgs, KernelParam};
 pub use ptx_compat::PtxIsa;
 pub use views::{DeviceSliceArg, DeviceSliceMutArg};
 

@@ -24,6 +24,7 @@ use crate::views::{DeviceSliceArg, DeviceSliceMutArg, Located};
 /// | integers, floats, `bool`, `char` | the value |
 /// | raw pointers | the (device) pointer |
 /// | structs, tuples, closures | [`ByValue`] of the value |
+/// | `&T` (a grid constant) | [`GridConstant`] of a `&T` |
 ///
 /// # Safety
 /// [`push`](Self::push) must push device-valid data in exactly the slots of
@@ -339,6 +340,25 @@ unsafe impl<T: DeviceValue> KernelParam<'_> for ByValue<T> {
     }
 }
 
+/// A grid constant: the host side of a `&T` kernel parameter. The value is copied into the
+/// kernel's parameter space, and the kernel's `&T` is its address there (CUDA's `const
+/// __grid_constant__ T`): a TMA tensor map is passed this way.
+pub struct GridConstant<'v, T>(pub &'v T);
+
+// SAFETY: `T: DeviceValue` holds no host pointers; its bytes are what the kernel reads through
+// its `&T`, in the one `Aggregate` slot of `ParamKind::GridConstant`.
+unsafe impl<T: DeviceValue> KernelParam<'_> for GridConstant<'_, T> {
+    const KIND: ParamKind = ParamKind::GridConstant {
+        size: size_of::<T>() as u32,
+        align: align_of::<T>() as u32,
+    };
+
+    fn push(self, args: &mut KernelArgs<'_>) {
+        const { assert!(size_of::<T>() > 0, "a grid constant cannot be zero-sized") };
+        args.push_slot(self.0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +411,26 @@ mod tests {
             pushes_its_slots(std::ptr::null_mut::<u8>(), args);
             assert_eq!(args.slot_sizes(), vec![1, 2, 4, 8, 16, 8, 4, 8, 1, 4, 8, 8]);
         });
+    }
+
+    #[test]
+    fn grid_constants_push_the_value_they_refer_to() {
+        let map = cuda_device::tma::TensorMap::from_words(core::array::from_fn(|i| i as u64 * 3));
+        with_args(|args| {
+            pushes_its_slots(GridConstant(&map), args);
+            assert_eq!(args.slot_sizes(), vec![128]);
+            let ptrs = args.pointers();
+            // SAFETY: the one slot holds the 128 bytes of the map.
+            let bytes = unsafe { std::slice::from_raw_parts(ptrs[0].cast::<u64>(), 16) };
+            assert_eq!(bytes, map.words());
+        });
+        assert_eq!(
+            <GridConstant<cuda_device::tma::TensorMap> as KernelParam>::KIND,
+            ParamKind::GridConstant {
+                size: 128,
+                align: 64
+            }
+        );
     }
 
     #[test]

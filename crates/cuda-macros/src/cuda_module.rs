@@ -14,7 +14,8 @@
 //! view), `&[A]` of atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...) a mutable buffer of
 //! `u32`, everything
 //! else is taken by value (scalars as they are, structs, tuples and closures through
-//! `cuda_host::ByValue`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
+//! `cuda_host::ByValue`). A `&T` of a sized `T` is a grid constant: the launcher takes `&T` and
+//! copies the value into the kernel's parameter space (`cuda_host::GridConstant`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -40,6 +41,20 @@ enum Shape {
     Direct(Type),
     /// Anything else: passed by value with rustc's layout.
     Value(Type),
+    /// `&T` of a sized `T`: a grid constant; the host passes `&T`, whose value is copied into
+    /// the kernel's parameter space.
+    GridConstant(Type),
+}
+
+/// Whether a reference's pointee is unsized as written (`str`, `dyn Trait`).
+fn is_unsized(elem: &Type) -> bool {
+    match elem {
+        Type::TraitObject(_) => true,
+        Type::Path(path) => path.qself.is_none() && path.path.is_ident("str"),
+        Type::Paren(inner) => is_unsized(&inner.elem),
+        Type::Group(inner) => is_unsized(&inner.elem),
+        _ => false,
+    }
 }
 
 struct Param {
@@ -200,9 +215,20 @@ fn shape(ty: &Type) -> Result<Shape> {
                 Ok(Shape::AtomicSlice((*slice.elem).clone()))
             }
             Type::Slice(slice) => Ok(Shape::Slice((*slice.elem).clone())),
+            elem if reference.mutability.is_none() && !is_unsized(elem) => {
+                Ok(Shape::GridConstant(elem.clone()))
+            }
+            elem if reference.mutability.is_none() => Err(Error::new(
+                ty.span(),
+                format!(
+                    "a kernel parameter `&{}` cannot be launched: the host passes device \
+                     buffers (`&[T]`) and grid constants (`&T` of a sized `T`)",
+                    quote!(#elem)
+                ),
+            )),
             _ => Err(Error::new(
                 ty.span(),
-                "a kernel parameter that is a reference must be a slice (`&[T]` or `&mut [T]`) \
+                "a kernel parameter that is a mutable reference must be a slice (`&mut [T]`) \
                  for #[cuda_module] to launch it: the host passes device buffers. Take a \
                  one-element slice, or the value itself",
             )),
@@ -376,6 +402,12 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
                 quote!(#ty),
                 "arg",
                 quote!(#host::ByValue(#value)),
+                ty.span(),
+            ),
+            Shape::GridConstant(ty) => (
+                quote!(&#ty),
+                "arg",
+                quote!(#host::GridConstant(#value)),
                 ty.span(),
             ),
         };
@@ -596,6 +628,18 @@ mod tests {
         );
     }
 
+    #[test]
+    fn shared_references_are_grid_constants() {
+        let out = expansion(quote!(
+            mod k {
+                #[kernel]
+                pub fn copy(map: &TensorMap, out: &mut [u32]) {}
+            }
+        ));
+        assert!(out.contains("map : & TensorMap"), "{out}");
+        assert!(out.contains("GridConstant (map)"), "{out}");
+    }
+
     fn error(item: proc_macro2::TokenStream) -> String {
         expand(quote!(), item).unwrap_err().to_string()
     }
@@ -626,10 +670,19 @@ mod tests {
             error(quote!(
                 mod k {
                     #[kernel]
-                    fn f(x: &u32) {}
+                    fn f(x: &mut u32) {}
                 }
             ))
             .contains("must be a slice")
+        );
+        assert!(
+            error(quote!(
+                mod k {
+                    #[kernel]
+                    fn f(x: &dyn Tr) {}
+                }
+            ))
+            .contains("cannot be launched")
         );
         assert!(
             error(quote!(

@@ -146,11 +146,14 @@ impl FunctionWriter<'_> {
         self.name_everything(&blocks)?;
         self.cfg.name_trampolines(&mut self.names);
 
-        let mut header = args
-            .iter()
-            .zip(&params)
-            .map(|(ty, p)| Ok(format!("{} {}", self.ty(*ty)?, self.opd(*p)?)))
-            .collect::<Result<Vec<_>, ExportError>>()?;
+        let mut header = vec![];
+        for (index, (ty, p)) in args.iter().zip(&params).enumerate() {
+            let attrs = match crate::kernel::param_attrs(ctx, func, index) {
+                Some(attrs) => attrs_text(ctx, &mut self.state.types, &attrs)?,
+                None => String::new(),
+            };
+            header.push(format!("{}{attrs} {}", self.ty(*ty)?, self.opd(*p)?));
+        }
         if var_arg {
             header.push("...".into());
         }

@@ -38,7 +38,9 @@ mod types;
 
 pub use debug_info::DeviceDebug;
 pub use error::{ExportError, PtxError};
-pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel, set_launch_bounds};
+pub use kernel::{
+    ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel, param_attrs, set_grid_constant, set_launch_bounds,
+};
 pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llc::{
     LlvmTools, LlvmVersion, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools,

@@ -11,6 +11,7 @@
 //! | `Length` | `ui64` | `i64` |
 //! | `Scalar` | the scalar (`ui8` for a `bool`) | `iN` / `float` / `double` / `ptr` |
 //! | `Aggregate` | the struct / array / enum | its LLVM type, by value |
+//! | `GridConstant` (a `&T`) | `mir.ptr<T, 0>` itself | `ptr byval(T) align A "nvvm.grid_constant"` |
 //!
 //! The prologue ([build_prologue]) rebuilds each parameter's `mir` value at the top of the entry
 //! block: `mir.ptr_cast` to the generic address space + `mir.make_slice` for slices,
@@ -87,6 +88,52 @@ fn param_kind(ctx: &Context, ty: TypeHandle) -> Result<ParamKind, OpError> {
         .ok_or_else(|| crate::types::unsupported(ctx, ty, "not a kernel parameter type"))
 }
 
+/// The [ParamKind] of the kernel parameter of type `ty`, a grid constant when `grid_constant`
+/// (a `&T` parameter: its pointee's size and alignment).
+fn entry_param_kind(
+    ctx: &Context,
+    ty: TypeHandle,
+    grid_constant: bool,
+) -> Result<ParamKind, OpError> {
+    if !grid_constant {
+        return param_kind(ctx, ty);
+    }
+    let pointee = grid_constant_pointee(ctx, ty)?;
+    let layout = layout_of(ctx, pointee)
+        .ok_or_else(|| crate::types::unsupported(ctx, ty, "a grid constant without a layout"))?;
+    let size = u32::try_from(layout.size).ok().filter(|&size| size > 0);
+    let align = u32::try_from(layout.align).ok();
+    match (size, align) {
+        (Some(size), Some(align)) => Ok(ParamKind::GridConstant { size, align }),
+        _ => Err(crate::types::unsupported(
+            ctx,
+            ty,
+            "a grid constant of a zero-sized or huge type",
+        )),
+    }
+}
+
+/// The type a grid-constant parameter (a generic `mir.ptr`) points to.
+fn grid_constant_pointee(ctx: &Context, ty: TypeHandle) -> Result<TypeHandle, OpError> {
+    ty.deref(ctx)
+        .downcast_ref::<PtrType>()
+        .filter(|ptr| ptr.address_space() == 0)
+        .map(|ptr| ptr.pointee())
+        .ok_or_else(|| crate::types::unsupported(ctx, ty, "a grid constant that is not a `&T`"))
+}
+
+/// A kernel entry parameter that is a grid constant: LLVM `ptr byval(T) align A
+/// "nvvm.grid_constant"`, so that its address is the parameter's own (PTX `cvta.param`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridConstantParam {
+    /// The index of the entry parameter.
+    pub index: usize,
+    /// The `mir` type of the value passed (`T` of `&T`).
+    pub pointee: TypeHandle,
+    /// Its alignment in bytes.
+    pub align: u32,
+}
+
 /// The `mir` type of the entry parameter for `slot` of a parameter of type `ty`.
 fn slot_type(ctx: &Context, ty: TypeHandle, slot: Slot) -> Result<TypeHandle, OpError> {
     Ok(match slot {
@@ -128,22 +175,43 @@ pub fn kernel_function_type(
 /// Give `entry` (the entry block of a kernel, whose arguments are the `mir` parameters) the
 /// entry parameters of the kernel ABI, and rebuild each `mir` parameter from them at the top of
 /// the block. Returns the LLVM type of the entry.
+///
+/// `grid_constants` has bit `i` set for each parameter `i` that is a grid constant (a `&T`
+/// whose value the host passes): its entry parameter is the pointer itself, marked `byval` and
+/// `"nvvm.grid_constant"` by the returned [GridConstantParam]s.
 pub fn build_prologue(
     ctx: &mut Context,
     entry: Ptr<BasicBlock>,
-) -> Result<TypedHandle<FuncType>, OpError> {
+    grid_constants: u64,
+) -> Result<(TypedHandle<FuncType>, Vec<GridConstantParam>), OpError> {
     let params: Vec<Value> = entry.deref(ctx).arguments().collect();
     let param_types: Vec<TypeHandle> = params
         .iter()
         .map(|param| pliron::r#type::Typed::get_type(param, ctx))
         .collect();
     let mut inserter = IRInserter::<DummyListener>::new_at_block_start(entry);
-    for (&param, &ty) in params.iter().zip(&param_types) {
-        let kind = param_kind(ctx, ty)?;
+    let mut entry_types = vec![];
+    let mut grid_constant_params = vec![];
+    for (i, (&param, &ty)) in params.iter().zip(&param_types).enumerate() {
+        let grid_constant = i < 64 && grid_constants >> i & 1 == 1;
+        let kind = entry_param_kind(ctx, ty, grid_constant)?;
+        if let ParamKind::GridConstant { align, .. } = kind {
+            grid_constant_params.push(GridConstantParam {
+                index: entry_types.len(),
+                pointee: grid_constant_pointee(ctx, ty)?,
+                align,
+            });
+        }
         let name = param.given_name(ctx);
         let mut slot_values = vec![];
         for (idx, &slot) in slots(kind).as_slice().iter().enumerate() {
-            let slot_ty = slot_type(ctx, ty, slot)?;
+            // A grid constant's entry parameter is the pointer (`byval`), not the value.
+            let slot_ty = if grid_constant {
+                ty
+            } else {
+                slot_type(ctx, ty, slot)?
+            };
+            entry_types.push(slot_ty);
             let arg_idx = BasicBlock::push_argument(entry, ctx, slot_ty);
             let arg = entry.deref(ctx).get_argument(arg_idx);
             if let Some(name) = &name {
@@ -166,7 +234,8 @@ pub fn build_prologue(
     for _ in &params {
         BasicBlock::remove_argument(entry, ctx, 0);
     }
-    kernel_function_type(ctx, &param_types)
+    let func_ty = function_type(ctx, &entry_types, &[])?;
+    Ok((func_ty, grid_constant_params))
 }
 
 /// The `mir` value of a parameter of type `ty` and `kind` from its entry parameters.
@@ -193,7 +262,10 @@ fn rebuild(
             inserter.append_op(ctx, &cast);
             result(&cast, ctx)
         }
-        (ParamKind::Scalar { .. } | ParamKind::Aggregate { .. }, &[value]) => value,
+        (
+            ParamKind::Scalar { .. } | ParamKind::Aggregate { .. } | ParamKind::GridConstant { .. },
+            &[value],
+        ) => value,
         (ParamKind::ZeroSized, []) => {
             let undef = UndefOp::new(ctx, ty);
             inserter.append_op(ctx, &undef);

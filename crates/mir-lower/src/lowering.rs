@@ -180,6 +180,8 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     };
     let kernel = func.is_kernel(ctx);
     let declaration = func.is_declaration(ctx);
+    let grid_constants = func.grid_constants(ctx);
+    let mut grid_constant_params = vec![];
     let llvm_ty = if kernel {
         if !func.result_types(ctx).is_empty() {
             return Err(signature_error(OpError::Unsupported(
@@ -189,7 +191,9 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         let entry = func.entry_block(ctx).ok_or_else(|| {
             signature_error(OpError::Unsupported("a kernel without a body".into()))
         })?;
-        let ty = build_prologue(ctx, entry).map_err(signature_error)?;
+        let (llvm_ty, params) =
+            build_prologue(ctx, entry, grid_constants).map_err(signature_error)?;
+        grid_constant_params = params;
         // The prologue is at the function's line, like the rest of the entry block.
         if let Location::Named { child_loc, .. } = func.get_operation().deref(ctx).loc().clone() {
             let ops: Vec<_> = entry.deref(ctx).iter(ctx).collect();
@@ -199,7 +203,7 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
                 }
             }
         }
-        ty
+        llvm_ty
     } else {
         function_type(ctx, &func.arg_types(ctx), &func.result_types(ctx))
             .map_err(signature_error)?
@@ -213,6 +217,10 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         llvm_export::mark_kernel(ctx, &llvm_func);
         if let Some(bounds) = bounds {
             llvm_export::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
+        }
+        for param in grid_constant_params {
+            let pointee = value_type(ctx, param.pointee).map_err(signature_error)?;
+            llvm_export::set_grid_constant(ctx, &llvm_func, param.index, pointee, param.align);
         }
     } else if !declaration {
         llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);

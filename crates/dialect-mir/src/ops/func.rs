@@ -46,6 +46,14 @@ dict_key!(
     "mir_func_min_blocks"
 );
 
+dict_key!(
+    /// Attribute key of the mask of a kernel's grid-constant parameters (`ui64`, bit `i` for
+    /// parameter `i`, zero-sized parameters not counted): `&T` parameters whose value the host
+    /// passes, and whose address stays in the kernel's parameter space.
+    ATTR_KEY_MIR_FUNC_GRID_CONSTANTS,
+    "mir_func_grid_constants"
+);
+
 /// The most threads a CUDA block can have, and so the largest launch bound.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 
@@ -172,6 +180,28 @@ impl FuncOp {
         }
     }
 
+    /// Record which parameters of the kernel are grid constants (bit `i` for parameter `i`).
+    pub fn set_grid_constants(&self, ctx: &mut Context, mask: u64) {
+        let ui64 = IntegerType::get(ctx, 64, Signedness::Unsigned);
+        let width = std::num::NonZero::new(64).expect("64 is not zero");
+        let attr = IntegerAttr::new(ui64, APInt::from_u64(mask, width));
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        if mask == 0 {
+            attributes.0.remove(&ATTR_KEY_MIR_FUNC_GRID_CONSTANTS);
+        } else {
+            attributes.set(ATTR_KEY_MIR_FUNC_GRID_CONSTANTS.clone(), attr);
+        }
+    }
+
+    /// The mask of the kernel's grid-constant parameters (bit `i` for parameter `i`).
+    pub fn grid_constants(&self, ctx: &Context) -> u64 {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .get::<IntegerAttr>(&ATTR_KEY_MIR_FUNC_GRID_CONSTANTS)
+            .map_or(0, |attr| attr.value().to_u64())
+    }
+
     /// The kernel's launch bounds, if it has them.
     pub fn launch_bounds(&self, ctx: &Context) -> Option<LaunchBounds> {
         let op = self.get_operation().deref(ctx);
@@ -247,6 +277,28 @@ impl Verify for FuncOp {
                     ctx,
                     "launch bounds asking for 0 blocks per multiprocessor; at least 1 is needed",
                 );
+            }
+        }
+        let grid_constants = self.grid_constants(ctx);
+        if grid_constants != 0 {
+            if !self.is_kernel(ctx) {
+                return invalid(self, ctx, "only a kernel has grid-constant parameters");
+            }
+            let params = ty.deref(ctx).arg_types();
+            for bit in 0..64 {
+                if grid_constants >> bit & 1 == 0 {
+                    continue;
+                }
+                let is_ptr = params
+                    .get(bit)
+                    .is_some_and(|&param| param.deref(ctx).is::<crate::types::PtrType>());
+                if !is_ptr {
+                    return invalid(
+                        self,
+                        ctx,
+                        format!("grid-constant parameter {bit} is not a pointer parameter"),
+                    );
+                }
             }
         }
         if let Some(entry) = self.entry_block(ctx) {

@@ -100,8 +100,17 @@ pub fn translate_function(
 
     let arg_locals: Vec<Local> = (1..=body.arg_locals().len()).collect();
     let mut param_types = Vec::new();
+    let mut grid_constants = 0u64;
     for param in parameters(body, &arg_locals)? {
         if let Some(ty) = non_zst_type(ctx, types, param.ty)? {
+            if function.is_kernel && is_grid_constant(param.ty) {
+                if param_types.len() >= 64 {
+                    return Err(TranslationError::unsupported(
+                        "a `&T` kernel parameter after the 64th parameter".to_string(),
+                    ));
+                }
+                grid_constants |= 1 << param_types.len();
+            }
             param_types.push(ty);
         }
     }
@@ -111,6 +120,7 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
+    func.set_grid_constants(ctx, grid_constants);
     if function.is_kernel
         && let Some(bounds) = super::launch_bounds::declared(body)?
     {
@@ -480,6 +490,21 @@ struct Parameter {
     local: Local,
     field: Option<usize>,
     ty: Ty,
+}
+
+/// Whether a kernel parameter of type `ty` is a grid constant: a shared reference to a sized
+/// value (`&T`, not `&[T]`, `&str` or `&dyn Trait`), whose value the host passes and whose
+/// address is that of the kernel's parameter (see `kernel_abi::ParamKind::GridConstant`).
+fn is_grid_constant(ty: Ty) -> bool {
+    use rustc_public::mir::Mutability;
+    use rustc_public::ty::{RigidTy, TyKind};
+    let TyKind::RigidTy(RigidTy::Ref(_, pointee, Mutability::Not)) = ty.kind() else {
+        return false;
+    };
+    !matches!(
+        pointee.kind(),
+        TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str | RigidTy::Dynamic(..))
+    )
 }
 
 fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {
