@@ -212,6 +212,33 @@ mod tests {
     }
 
     #[test]
+    fn device_debug_levels() {
+        let level = |args: &[&str]| match Cli::try_parse_from(args).map(|cli| cli.command) {
+            Ok(Command::Build(target)) => Ok(target.device_debug),
+            Ok(Command::Run(run)) => Ok(run.build.device_debug),
+            Ok(Command::Bundle(bundle)) => Ok(bundle.device_debug),
+            Ok(other) => panic!("{other:?}"),
+            Err(error) => Err(error.to_string()),
+        };
+        assert_eq!(level(&["cargo-oxide", "build", "vecadd"]), Ok(None));
+        assert_eq!(
+            level(&["cargo-oxide", "build", "--device-debug", "full"]),
+            Ok(Some(DeviceDebug::Full))
+        );
+        assert_eq!(
+            level(&["cargo-oxide", "run", "--device-debug=none", "vecadd"]),
+            Ok(Some(DeviceDebug::None))
+        );
+        assert_eq!(
+            level(&["cargo-oxide", "bundle", "--device-debug", "lines"]),
+            Ok(Some(DeviceDebug::Lines))
+        );
+        assert_eq!(DeviceDebug::Full.env_value(), "full");
+        let error = level(&["cargo-oxide", "build", "--device-debug", "debug"]).unwrap_err();
+        assert!(error.contains("none") && error.contains("full"), "{error}");
+    }
+
+    #[test]
     fn example_and_manifest_path_conflict() {
         let parsed =
             Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--manifest-path", "x"]);
