@@ -25,6 +25,7 @@ pub fn build_into(dir: &Path, features: &[String], arch: Option<String>) -> Resu
         arch,
         features: features.to_vec(),
         verbose: false,
+        fmad: false,
     };
     let built = user_build::build(&target)?;
     place(&built.artifact_dir, BENCH_CRATE, dir)?;

@@ -58,6 +58,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             arch: options.arch.clone(),
             features: Vec::new(),
             verbose: false,
+            fmad: false,
         };
         let built = user_build::build(&target)?;
         place(&built.artifact_dir, name, &dir)?;

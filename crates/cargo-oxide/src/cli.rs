@@ -138,6 +138,12 @@ pub struct BuildTarget {
     /// (the same as `CUDA_OXIDE_VERBOSE=1`).
     #[arg(long, short)]
     pub verbose: bool,
+
+    /// Contract float `a * b + c` into fused multiply-adds in all device code, like nvcc's
+    /// default `--fmad=true` (the same as `CUDA_OXIDE_FMAD=1`). Without it, Rust's semantics:
+    /// each operation rounds; `#[kernel(fmad)]` asks for it in one kernel.
+    #[arg(long)]
+    pub fmad: bool,
 }
 
 /// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).

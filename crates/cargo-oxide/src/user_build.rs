@@ -212,6 +212,9 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if target.verbose {
         cargo.env("CUDA_OXIDE_VERBOSE", "1");
     }
+    if target.fmad {
+        cargo.env("CUDA_OXIDE_FMAD", "1");
+    }
     cargo
 }
 

@@ -5,6 +5,8 @@
 //!
 //! - `pub fn load(ctx: &cuda_host::CudaContext) -> Result<Module, cuda_host::Error>`: loads the
 //!   PTX the codegen backend embedded for this crate and looks up each kernel;
+//! - `pub fn load_ptx(ctx, ptx: &CStr) -> Result<Module, cuda_host::Error>`: the same from a
+//!   PTX text given at run time (the crate's kernels compiled with other options);
 //! - `pub struct Module`, with one launch method per kernel, named like the kernel, taking
 //!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
 //!
@@ -325,6 +327,17 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
                     CUDA_OXIDE_PTX_LEN,
                 )
             }?;
+            load_ptx(ctx, ptx)
+        }
+
+        /// Loads `ptx` instead of the embedded PTX (the same crate's kernels compiled another
+        /// way, for example with other code-generation options) on `ctx`, and looks up the
+        /// kernels of this module in it.
+        #[allow(dead_code)]
+        pub fn load_ptx(
+            ctx: &#host::CudaContext,
+            ptx: &::core::ffi::CStr,
+        ) -> ::core::result::Result<Module, #host::Error> {
             let module = #host::PtxModule::load(ctx, #crate_name, ptx)?;
             ::core::result::Result::Ok(Module {
                 #( #(#cfgs)* #names: module.kernel(#name_strings)?, )*

@@ -131,7 +131,14 @@ impl FunctionWriter<'_> {
         let mut header = args
             .iter()
             .zip(&params)
-            .map(|(ty, p)| Ok(format!("{} {}", self.ty(*ty)?, self.opd(*p)?)))
+            .enumerate()
+            .map(|(index, (ty, p))| {
+                let param_attrs = crate::param_attrs::param_attrs(ctx, func, index)
+                    .map(|a| attrs_text(ctx, &mut self.state.types, &a))
+                    .transpose()?
+                    .unwrap_or_default();
+                Ok(format!("{}{param_attrs} {}", self.ty(*ty)?, self.opd(*p)?))
+            })
             .collect::<Result<Vec<_>, ExportError>>()?;
         if var_arg {
             header.push("...".into());

@@ -12,7 +12,8 @@
 //!   `llvm.addressof`) are written inline at their uses;
 //! - a global's initializer region is folded into one constant (constant expressions for
 //!   `llvm.addrspacecast` and `llvm.gep`, aggregates built with `llvm.insert_value`);
-//! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points;
+//! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points; parameter
+//!   attributes set with [`set_param_attrs`] follow each parameter's type;
 //! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
@@ -29,6 +30,7 @@ pub mod llc;
 mod module;
 mod naming;
 mod ops;
+mod param_attrs;
 mod phi;
 mod symbols;
 mod types;
@@ -43,3 +45,4 @@ pub use llc::{
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
 };
+pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};

@@ -51,6 +51,10 @@ pub struct PipelineConfig {
     /// Whether the crate is compiled with overflow checks (what `cfg!(overflow_checks)` means
     /// inside `core` code the kernels call).
     pub overflow_checks: bool,
+    /// Contract float multiplications and additions into fused multiply-adds in every
+    /// function (`CUDA_OXIDE_FMAD`, `cargo oxide build --fmad`); without it only kernels marked
+    /// `#[kernel(fmad)]` are.
+    pub fmad: bool,
 }
 
 /// What a successful run produced.
@@ -271,6 +275,7 @@ fn translate_module(
             globals: &mut globals,
             overflow_checks: config.overflow_checks,
             target,
+            fmad: config.fmad,
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {

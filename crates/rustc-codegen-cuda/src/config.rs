@@ -17,6 +17,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_TARGET",
     "CUDA_OXIDE_LLC",
     "CUDA_OXIDE_LIBDEVICE",
+    "CUDA_OXIDE_FMAD",
 ];
 
 /// The default GPU architecture when nothing else chooses one.
@@ -39,6 +40,9 @@ pub struct CudaCodegenConfig {
     pub target: Option<String>,
     /// `CUDA_OXIDE_LLC`: the `llc` to use.
     pub llc: Option<PathBuf>,
+    /// `CUDA_OXIDE_FMAD`: contract float `a * b + c` into fused multiply-adds in every device
+    /// function (nvcc's `--fmad=true`); off by default, as Rust rounds each operation.
+    pub fmad: bool,
 }
 
 impl CudaCodegenConfig {
@@ -59,6 +63,7 @@ impl CudaCodegenConfig {
             ptx_dir: non_empty("CUDA_OXIDE_PTX_DIR").map(PathBuf::from),
             target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
+            fmad: flag("CUDA_OXIDE_FMAD"),
         }
     }
 
@@ -106,8 +111,9 @@ mod tests {
             ("CUDA_OXIDE_PTX_DIR", "/tmp/ptx"),
             ("CUDA_OXIDE_TARGET", " sm_80 "),
             ("CUDA_OXIDE_LLC", "/opt/llc"),
+            ("CUDA_OXIDE_FMAD", "1"),
         ]);
-        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir);
+        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
         assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
         assert_eq!(c.target(), "sm_80");
         assert_eq!(c.llc, Some(PathBuf::from("/opt/llc")));

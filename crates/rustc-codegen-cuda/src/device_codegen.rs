@@ -57,6 +57,7 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             dump_llvm: config.dump_llvm,
             show_rustc_mir: config.show_rustc_mir,
             overflow_checks: tcx.sess.overflow_checks(),
+            fmad: config.fmad,
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
         };
         let output =

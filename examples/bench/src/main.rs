@@ -11,6 +11,24 @@ mod suite;
 
 use std::process::ExitCode;
 
+/// Names a PTX file of this crate's kernels to time instead of the embedded one (the same
+/// Rust kernels compiled with other options, to measure what an option buys).
+const PTX_ENV: &str = "CUDA_OXIDE_BENCH_PTX";
+
 fn main() -> ExitCode {
-    bench_harness::driver::main(suite::all(), kernels::ours::load)
+    bench_harness::driver::main(suite::all(), |ctx| match std::env::var_os(PTX_ENV) {
+        None => kernels::ours::load(ctx),
+        Some(path) => {
+            let text = std::fs::read(&path).unwrap_or_else(|e| {
+                eprintln!("bench: reading {PTX_ENV}={}: {e}", path.display());
+                std::process::exit(2)
+            });
+            let ptx = std::ffi::CString::new(text).unwrap_or_else(|_| {
+                eprintln!("bench: {} holds a NUL byte", path.display());
+                std::process::exit(2)
+            });
+            println!("ours: the kernels of {}", path.display());
+            kernels::ours::load_ptx(ctx, &ptx)
+        }
+    })
 }

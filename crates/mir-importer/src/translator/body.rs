@@ -32,6 +32,9 @@ pub struct FunctionContext<'a> {
     pub overflow_checks: bool,
     /// The GPU architecture: intrinsics it does not have are refused.
     pub target: dialect_nvvm::Target,
+    /// Contract float multiplications and additions into fused multiply-adds in every
+    /// function (the build-wide opt-in; a kernel can also ask with `#[kernel(fmad)]`).
+    pub fmad: bool,
 }
 
 /// The state of translating one MIR body.
@@ -82,6 +85,7 @@ pub fn translate_function(
         globals,
         overflow_checks,
         target,
+        fmad,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -92,9 +96,11 @@ pub fn translate_function(
 
     let arg_locals: Vec<Local> = (1..=body.arg_locals().len()).collect();
     let mut param_types = Vec::new();
+    let mut param_access = Vec::new();
     for param in parameters(body, &arg_locals)? {
         if let Some(ty) = non_zst_type(ctx, types, param.ty)? {
             param_types.push(ty);
+            param_access.push(super::param_access::param_access(param.ty));
         }
     }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
@@ -103,6 +109,12 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
+    if function.is_kernel {
+        func.set_param_access(ctx, &param_access);
+    }
+    if fmad || (function.is_kernel && super::launch_bounds::asks_for_fmad(body)) {
+        func.set_fmad(ctx, true);
+    }
     if function.is_kernel
         && let Some(bounds) = super::launch_bounds::declared(body)?
     {
