@@ -39,8 +39,8 @@ pub use error::{ExportError, PtxError};
 pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel, set_launch_bounds};
 pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llc::{
-    LlvmTools, LlvmVersion, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools,
-    find_ptxas, probe_llc,
+    LlvmTools, LlvmVersion, PtxOptions, assemble_cubin, assemble_with_ptxas, compile_to_ptx,
+    find_llvm_tools, find_ptxas, probe_llc,
 };
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,

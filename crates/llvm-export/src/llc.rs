@@ -372,6 +372,34 @@ pub fn assemble_with_ptxas(ptxas: &Path, ptx: &str, target: &str) -> Result<(), 
     )
 }
 
+/// Assembles `ptx` for `target` (`sm_90`) with `ptxas` and returns the cubin (an ELF image the
+/// driver loads without compiling anything), or ptxas's diagnostics as a
+/// [`PtxError::ToolFailed`].
+pub fn assemble_cubin(ptxas: &Path, ptx: &str, target: &str) -> Result<Vec<u8>, PtxError> {
+    let dir = TempDir::new()?;
+    let input = dir.path.join("module.ptx");
+    fs::write(&input, ptx).map_err(|source| PtxError::Io {
+        context: format!("writing {}", input.display()),
+        source,
+    })?;
+    let arch = format!("-arch={target}");
+    let cubin = dir.path.join("module.cubin");
+    run(
+        ptxas,
+        &[
+            arch.as_ref(),
+            "-O3".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            cubin.as_os_str(),
+        ],
+    )?;
+    fs::read(&cubin).map_err(|source| PtxError::Io {
+        context: format!("reading {}", cubin.display()),
+        source,
+    })
+}
+
 /// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr.
 pub(crate) fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
     let output = Command::new(tool)

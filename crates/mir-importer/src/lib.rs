@@ -25,5 +25,5 @@ pub mod translator;
 pub mod ub_checks;
 
 pub use pipeline::{
-    CollectedFunction, PipelineConfig, PipelineError, PipelineOutput, run_pipeline,
+    CollectedFunction, Cubin, PipelineConfig, PipelineError, PipelineOutput, run_pipeline,
 };

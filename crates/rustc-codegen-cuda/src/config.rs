@@ -18,6 +18,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_LLC",
     "CUDA_OXIDE_LIBDEVICE",
     "CUDA_OXIDE_FMAD",
+    "CUDA_OXIDE_NO_CUBIN",
 ];
 
 /// The default GPU architecture when nothing else chooses one.
@@ -43,6 +44,9 @@ pub struct CudaCodegenConfig {
     /// `CUDA_OXIDE_FMAD`: contract float `a * b + c` into fused multiply-adds in every device
     /// function (nvcc's `--fmad=true`); off by default, as Rust rounds each operation.
     pub fmad: bool,
+    /// `CUDA_OXIDE_NO_CUBIN`: embed only the PTX (no `ptxas` at build time; the driver then
+    /// compiles the PTX when the module is loaded).
+    pub no_cubin: bool,
 }
 
 impl CudaCodegenConfig {
@@ -64,6 +68,7 @@ impl CudaCodegenConfig {
             target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
             fmad: flag("CUDA_OXIDE_FMAD"),
+            no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),
         }
     }
 
@@ -112,8 +117,10 @@ mod tests {
             ("CUDA_OXIDE_TARGET", " sm_80 "),
             ("CUDA_OXIDE_LLC", "/opt/llc"),
             ("CUDA_OXIDE_FMAD", "1"),
+            ("CUDA_OXIDE_NO_CUBIN", "1"),
         ]);
         assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
+        assert!(c.no_cubin);
         assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
         assert_eq!(c.target(), "sm_80");
         assert_eq!(c.llc, Some(PathBuf::from("/opt/llc")));
