@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// Every variable the backend reads (`CUDA_OXIDE_LIBDEVICE` is read by `llvm-export`, when the
-/// kernels' math needs libdevice).
+/// kernels' math needs libdevice; `PTXAS` names the `ptxas` that makes the embedded cubin).
 pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_VERBOSE",
     "CUDA_OXIDE_DUMP_MIR",
@@ -19,6 +19,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_LIBDEVICE",
     "CUDA_OXIDE_FMAD",
     "CUDA_OXIDE_NO_CUBIN",
+    "PTXAS",
 ];
 
 /// The default GPU architecture when nothing else chooses one.
