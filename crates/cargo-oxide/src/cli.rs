@@ -216,6 +216,23 @@ mod tests {
             panic!("not the build command");
         };
         assert_eq!(target.features, ["all"]);
+        assert!(!target.fmad);
+        let parsed = Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--fmad"]);
+        let Command::Build(target) = parsed.unwrap().command else {
+            panic!("not the build command");
+        };
+        assert!(target.fmad);
+        let cargo = crate::user_build::cargo_with_backend(
+            &target,
+            std::path::Path::new("/backend.so"),
+            std::path::Path::new("/target"),
+        );
+        assert!(
+            cargo
+                .get_envs()
+                .any(|(k, v)| k == "CUDA_OXIDE_FMAD" && v == Some("1".as_ref())),
+            "--fmad reaches the backend as CUDA_OXIDE_FMAD=1"
+        );
     }
 
     #[test]
