@@ -31,6 +31,7 @@ pub fn build_into(
         features: features.to_vec(),
         verbose: false,
         device_debug,
+        fmad: false,
     };
     let built = user_build::build(&target)?;
     place(&built.artifact_dir, BENCH_CRATE, dir)?;

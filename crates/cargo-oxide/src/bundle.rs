@@ -60,6 +60,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             features: Vec::new(),
             verbose: false,
             device_debug: options.device_debug,
+            fmad: false,
         };
         let built = user_build::build(&target)?;
         place(&built.artifact_dir, name, &dir)?;

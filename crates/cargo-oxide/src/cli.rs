@@ -143,6 +143,11 @@ pub struct BuildTarget {
     #[arg(long, short)]
     pub verbose: bool,
 
+    /// Contract float `a * b + c` into fused multiply-adds in all device code, like nvcc's
+    /// default `--fmad=true` (the same as `CUDA_OXIDE_FMAD=1`). Without it, Rust's semantics:
+    /// each operation rounds; `#[kernel(fmad)]` asks for it in one kernel.
+    #[arg(long)]
+    pub fmad: bool,
     /// Source information in the kernels' PTX: `lines` (the default: Rust file:line for
     /// compute-sanitizer, cuda-gdb and Nsight Compute, like nvcc's -lineinfo), `full`
     /// (unoptimised, for stepping through a kernel, like nvcc's -G) or `none`
@@ -270,6 +275,23 @@ mod tests {
             panic!("not the build command");
         };
         assert_eq!(target.features, ["all"]);
+        assert!(!target.fmad);
+        let parsed = Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--fmad"]);
+        let Command::Build(target) = parsed.unwrap().command else {
+            panic!("not the build command");
+        };
+        assert!(target.fmad);
+        let cargo = crate::user_build::cargo_with_backend(
+            &target,
+            std::path::Path::new("/backend.so"),
+            std::path::Path::new("/target"),
+        );
+        assert!(
+            cargo
+                .get_envs()
+                .any(|(k, v)| k == "CUDA_OXIDE_FMAD" && v == Some("1".as_ref())),
+            "--fmad reaches the backend as CUDA_OXIDE_FMAD=1"
+        );
     }
 
     #[test]

@@ -215,6 +215,9 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if let Some(level) = target.device_debug {
         cargo.env("CUDA_OXIDE_DEVICE_DEBUG", level.env_value());
     }
+    if target.fmad {
+        cargo.env("CUDA_OXIDE_FMAD", "1");
+    }
     cargo
 }
 

@@ -278,3 +278,61 @@ fn simd_lane_by_lane_at_every_stage() {
     }
     insta::assert_snapshot!("golden_simd.ptx", ptx);
 }
+
+/// Code generation for speed (`golden_perf`, docs/bench.md): kernel parameters carry what Rust
+/// promises about their memory, `#[kernel(fmad)]` contracts `a * b + c` into one `fma` (and
+/// only there), and a two-sided `if` of a loop becomes a `select`.
+#[test]
+fn performance_facts_reach_llvm_and_ptx() {
+    let ll = stage("golden_perf", "ll");
+    for expected in [
+        // `&[f32]`: never written while the kernel runs, reached through nothing else.
+        "define ptx_kernel void @add(ptr addrspace(1) noalias readonly nonnull align(4) %v0, \
+         i64 %v1, ptr addrspace(1) noalias readonly nonnull align(4) %v2, i64 %v3, \
+         ptr addrspace(1) noalias nonnull align(4) %v4, i64 %v5)",
+        // `&mut [u64]`, then atomics: no promise about memory others write.
+        "define ptx_kernel void @count(ptr addrspace(1) noalias nonnull align(8) %v0, i64 %v1, \
+         ptr addrspace(1) nonnull align(4) %v2, i64 %v3)",
+        // The generic pointer of a slice is not null either.
+        "call void @llvm.assume(i1",
+    ] {
+        assert!(ll.contains(expected), "no `{expected}` in:\n{ll}");
+    }
+    let fmad_kernel = function_text(&ll, "define ptx_kernel void @axpy_fmad(");
+    let plain_kernel = function_text(&ll, "define ptx_kernel void @axpy(");
+    assert!(fmad_kernel.contains("fmul contract float"), "{fmad_kernel}");
+    assert!(fmad_kernel.contains("fadd contract float"), "{fmad_kernel}");
+    assert!(!plain_kernel.contains("contract"), "{plain_kernel}");
+    insta::assert_snapshot!("golden_perf.ll", ll);
+
+    let ptx = stage("golden_perf", "ptx");
+    let entry = |name: &str| function_text(&ptx, &format!(".visible .entry {name}("));
+    let add = entry("add");
+    assert_eq!(add.matches("ld.global.nc.b32").count(), 2, "{add}");
+    // No test of the output pointer against null (`cvta.to.global` of 0, `setp.ne.b64`).
+    assert!(!add.contains("setp.ne.b64"), "{add}");
+    let count = entry("count");
+    assert!(!count.contains(".nc"), "atomics are written: {count}");
+    let axpy = entry("axpy");
+    assert!(
+        axpy.contains("mul.rn.f32") && axpy.contains("add.rn.f32"),
+        "{axpy}"
+    );
+    assert!(!axpy.contains("fma"), "{axpy}");
+    let axpy_fmad = entry("axpy_fmad");
+    assert!(axpy_fmad.contains("fma.rn.f32"), "{axpy_fmad}");
+    assert!(!axpy_fmad.contains("mul.rn.f32"), "{axpy_fmad}");
+    let collatz = entry("collatz");
+    assert!(collatz.contains("selp.b64"), "{collatz}");
+    insta::assert_snapshot!("golden_perf.ptx", ptx);
+}
+
+/// The text of the function of `text` whose definition starts with `header`, up to its end.
+fn function_text(text: &str, header: &str) -> String {
+    let start = text
+        .find(header)
+        .unwrap_or_else(|| panic!("no `{header}` in:\n{text}"));
+    let rest = &text[start..];
+    let end = rest.find("\n}").map_or(rest.len(), |end| end + 2);
+    rest[..end].to_string()
+}

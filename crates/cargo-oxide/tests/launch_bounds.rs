@@ -62,14 +62,14 @@ fn dialect_mir_carries_the_bounds_on_the_kernel() {
     let bounded = paragraph(&text, "mir.func @bounded");
     assert!(
         bounded.contains(
-            "[mir_func_max_threads: builtin.integer <256: ui32>, mir_func_min_blocks: \
+            "mir_func_max_threads: builtin.integer <256: ui32>, mir_func_min_blocks: \
              builtin.integer <2: ui32>]"
         ),
         "{bounded}"
     );
     let by_constant = paragraph(&text, "mir.func @by_constant");
     assert!(
-        by_constant.contains("[mir_func_max_threads: builtin.integer <128: ui32>]"),
+        by_constant.contains("mir_func_max_threads: builtin.integer <128: ui32>]"),
         "{by_constant}"
     );
     assert!(

@@ -46,6 +46,13 @@ pub use thread::ThreadIndex;
 #[inline(never)]
 pub fn launch_bounds_marker<const MAX_THREADS: u32, const MIN_BLOCKS: u32>() {}
 
+/// What `#[kernel(fmad)]` puts at the start of a kernel: the codegen backend then contracts
+/// float multiplications and additions of the kernel's body into fused multiply-adds (nvcc's
+/// `--fmad=true`). It does nothing; not for direct use.
+#[doc(hidden)]
+#[inline(never)]
+pub fn fmad_marker() {}
+
 /// The check `#[launch_bounds]` evaluates at compile time, for bounds that are named
 /// constants (literals are checked by the macro itself). Not for direct use.
 #[doc(hidden)]

@@ -58,6 +58,16 @@ struct ModuleHandle {
     ctx: Arc<cu::CudaContext>,
     module: sys::CUmodule,
     crate_name: &'static str,
+    image: ModuleImage,
+}
+
+/// What a [`PtxModule`] was loaded from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ModuleImage {
+    /// The cubin `ptxas` made at build time for this GPU's architecture: nothing to compile.
+    Cubin,
+    /// The PTX, which the driver compiled for this GPU when loading it.
+    Ptx,
 }
 
 // SAFETY: driver handles may be used from any thread once their context is bound there, and
@@ -77,6 +87,57 @@ impl Drop for ModuleHandle {
 }
 
 impl PtxModule {
+    /// Loads a crate's embedded module: `cubin` (built at build time for the architecture
+    /// `ptx` targets; may be empty) when this GPU has exactly that compute capability, so the
+    /// driver compiles nothing, else — or if the driver refuses the cubin — `ptx`, which the
+    /// driver compiles (newer GPUs run it).
+    pub fn load_embedded(
+        ctx: &CudaContext,
+        crate_name: &'static str,
+        ptx: &CStr,
+        cubin: &[u8],
+    ) -> Result<Self, Error> {
+        if !cubin.is_empty()
+            && cubin_runs_here(ctx, ptx)
+            && let Some(module) = Self::load_cubin(ctx, crate_name, cubin)
+        {
+            return Ok(module);
+        }
+        Self::load(ctx, crate_name, ptx)
+    }
+
+    /// Loads `cubin` on `ctx`; `None` if the driver refuses it (the caller falls back to PTX).
+    fn load_cubin(ctx: &CudaContext, crate_name: &'static str, cubin: &[u8]) -> Option<Self> {
+        let ctx = Arc::clone(ctx.cudarc());
+        ctx.bind_to_thread().ok()?;
+        let mut module = std::ptr::null_mut();
+        // SAFETY: `cubin` is a whole ELF image that stays alive during the call (the driver
+        // copies what it keeps).
+        let loaded = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                cubin.as_ptr().cast(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result();
+        loaded.ok().map(|()| PtxModule {
+            handle: Arc::new(ModuleHandle {
+                ctx,
+                module,
+                crate_name,
+                image: ModuleImage::Cubin,
+            }),
+        })
+    }
+
+    /// What this module was loaded from.
+    pub fn image(&self) -> ModuleImage {
+        self.handle.image
+    }
+
     /// Loads `ptx` (the text of a PTX module) on `ctx`. The driver compiles it for the device;
     /// when it refuses, the error carries the driver's JIT log. `crate_name` names the module
     /// in messages.
@@ -122,6 +183,7 @@ impl PtxModule {
                     ctx,
                     module,
                     crate_name,
+                    image: ModuleImage::Ptx,
                 }),
             }),
             Err(e) if is_fault(&e.into()) => Err(fault(e.into(), Some(ctx.cu_ctx() as usize))),
@@ -168,6 +230,16 @@ impl PtxModule {
             Err(e) => Err(classify(e, "cuModuleGetFunction")),
         }
     }
+}
+
+/// Whether a cubin built for the architecture `ptx` targets runs on `ctx`'s GPU: exactly the
+/// same compute capability (and not an `a`/`f` variant the GPU lacks).
+fn cubin_runs_here(ctx: &CudaContext, ptx: &CStr) -> bool {
+    let Some(header) = ptx_compat::PtxHeader::parse(&ptx.to_string_lossy()) else {
+        return false;
+    };
+    crate::driver::compute_capability(ctx.cudarc().ordinal())
+        .is_ok_and(|gpu| gpu == header.target.capability)
 }
 
 /// Why the driver refused `ptx`: an architecture or PTX ISA that this GPU or driver cannot

@@ -4,7 +4,11 @@
 //! kernel's signature as written. It leaves the module's items untouched and adds:
 //!
 //! - `pub fn load(ctx: &cuda_host::CudaContext) -> Result<Module, cuda_host::Error>`: loads the
-//!   PTX the codegen backend embedded for this crate and looks up each kernel;
+//!   module the codegen backend embedded for this crate (its cubin on a GPU of the build's
+//!   architecture, else its PTX) and looks up each kernel;
+//! - `pub fn embedded()`: that PTX text and cubin;
+//! - `pub fn load_ptx(ctx, ptx: &CStr) -> Result<Module, cuda_host::Error>`: the same from a
+//!   PTX text given at run time (the crate's kernels compiled with other options);
 //! - `pub struct Module`, with one launch method per kernel, named like the kernel, taking
 //!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
 //!
@@ -311,6 +315,8 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
     let tag = crate_tag(&crate_name);
     let ptx_symbol = ptx_symbol(&tag);
     let ptx_len_symbol = ptx_len_symbol(&tag);
+    let cubin_symbol = reserved_oxide_symbols::cubin_symbol(&tag);
+    let cubin_len_symbol = reserved_oxide_symbols::cubin_len_symbol(&tag);
     let host = quote!(::cuda_host);
 
     let names: Vec<&Ident> = kernels.iter().map(|k| &k.name).collect();
@@ -324,26 +330,33 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         #[allow(dead_code)]
         pub struct Module {
             #( #(#cfgs)* #names: #host::Kernel, )*
+            __loaded_from: #host::ModuleImage,
         }
 
-        /// Loads the PTX that `cargo oxide` embedded in this binary on `ctx`, and looks up
-        /// the kernels of this module in it.
+        /// The PTX and the cubin (for the build's `sm_XX`; empty when the build had no
+        /// `ptxas`) that `cargo oxide` embedded in this binary for this crate.
         ///
         /// A binary built without the cuda-oxide backend has no embedded PTX: linking it fails
         /// with an undefined `cuda_oxide_ptx_... (the kernels of this crate were not compiled:
         /// build it with `cargo oxide build` ...)`.
         #[allow(dead_code)]
-        pub fn load(
-            ctx: &#host::CudaContext,
-        ) -> ::core::result::Result<Module, #host::Error> {
+        pub fn embedded() -> ::core::result::Result<
+            (&'static ::core::ffi::CStr, &'static [u8]),
+            #host::Error,
+        > {
             unsafe extern "C" {
                 #[link_name = #ptx_symbol]
                 static CUDA_OXIDE_PTX: u8;
                 #[link_name = #ptx_len_symbol]
                 static CUDA_OXIDE_PTX_LEN: u64;
+                #[link_name = #cubin_symbol]
+                static CUDA_OXIDE_CUBIN: u8;
+                #[link_name = #cubin_len_symbol]
+                static CUDA_OXIDE_CUBIN_LEN: u64;
             }
-            // SAFETY: the codegen backend defines both symbols for this crate, in read-only
-            // data: `CUDA_OXIDE_PTX_LEN` bytes of PTX text followed by a NUL.
+            // SAFETY: the codegen backend defines these symbols for this crate, in read-only
+            // data: `CUDA_OXIDE_PTX_LEN` bytes of PTX text followed by a NUL, and
+            // `CUDA_OXIDE_CUBIN_LEN` bytes of cubin.
             let ptx = unsafe {
                 #host::__private::embedded_ptx(
                     #crate_name,
@@ -351,13 +364,53 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
                     CUDA_OXIDE_PTX_LEN,
                 )
             }?;
+            // SAFETY: as above.
+            let cubin = unsafe {
+                #host::__private::embedded_cubin(&raw const CUDA_OXIDE_CUBIN, CUDA_OXIDE_CUBIN_LEN)
+            };
+            ::core::result::Result::Ok((ptx, cubin))
+        }
+
+        /// Loads the module that `cargo oxide` embedded in this binary on `ctx`: the cubin
+        /// when the GPU is of the architecture it was built for (nothing to compile), else the
+        /// PTX (the driver compiles it), and looks up the kernels of this module in it.
+        #[allow(dead_code)]
+        pub fn load(
+            ctx: &#host::CudaContext,
+        ) -> ::core::result::Result<Module, #host::Error> {
+            let (ptx, cubin) = embedded()?;
+            let module = #host::PtxModule::load_embedded(ctx, #crate_name, ptx, cubin)?;
+            from_module(&module)
+        }
+
+        /// Loads `ptx` instead of the embedded module (the embedded PTX without its cubin, or
+        /// the same crate's kernels compiled another way) on `ctx`, and looks up the kernels of
+        /// this module in it.
+        #[allow(dead_code)]
+        pub fn load_ptx(
+            ctx: &#host::CudaContext,
+            ptx: &::core::ffi::CStr,
+        ) -> ::core::result::Result<Module, #host::Error> {
             let module = #host::PtxModule::load(ctx, #crate_name, ptx)?;
+            from_module(&module)
+        }
+
+        fn from_module(
+            module: &#host::PtxModule,
+        ) -> ::core::result::Result<Module, #host::Error> {
             ::core::result::Result::Ok(Module {
                 #( #(#cfgs)* #names: module.kernel(#name_strings)?, )*
+                __loaded_from: module.image(),
             })
         }
 
         impl Module {
+            /// Whether the module was loaded from the embedded cubin or from PTX.
+            #[allow(dead_code)]
+            pub fn loaded_from(&self) -> #host::ModuleImage {
+                self.__loaded_from
+            }
+
             #( #launchers )*
         }
     };

@@ -148,7 +148,11 @@ impl FunctionWriter<'_> {
 
         let mut header = vec![];
         for (index, (ty, p)) in args.iter().zip(&params).enumerate() {
-            let attrs = match crate::kernel::param_attrs(ctx, func, index) {
+            // A grid constant's attributes (`byval`, `nvvm.grid_constant`) replace the
+            // aliasing facts of the parameter attribute list.
+            let attrs = crate::kernel::grid_constant_attrs(ctx, func, index)
+                .or_else(|| crate::param_attrs::param_attrs(ctx, func, index));
+            let attrs = match attrs {
                 Some(attrs) => attrs_text(ctx, &mut self.state.types, &attrs)?,
                 None => String::new(),
             };

@@ -78,8 +78,12 @@ pub fn set_grid_constant(
         .set(param_attrs_key(index), attrs);
 }
 
-/// The attributes of parameter `index` of `func`, if it has any.
-pub fn param_attrs(ctx: &Context, func: &FuncOp, index: usize) -> Option<LlvmAttributesAttr> {
+/// The grid-constant attributes of parameter `index` of `func`, if it is one.
+pub fn grid_constant_attrs(
+    ctx: &Context,
+    func: &FuncOp,
+    index: usize,
+) -> Option<LlvmAttributesAttr> {
     func.get_operation()
         .deref(ctx)
         .attributes

@@ -57,6 +57,25 @@ pub struct PipelineConfig {
     /// The compiler's working directory, which the relative source paths of spans are
     /// relative to (the debug metadata's compilation directory).
     pub comp_dir: Option<PathBuf>,
+    /// Contract float multiplications and additions into fused multiply-adds in every
+    /// function (`CUDA_OXIDE_FMAD`, `cargo oxide build --fmad`); without it only kernels marked
+    /// `#[kernel(fmad)]` are.
+    pub fmad: bool,
+    /// Also assemble the PTX into a cubin for `target` with `ptxas` (when one is found), so
+    /// that the host needs no JIT compilation at load on a GPU of that architecture.
+    pub cubin: bool,
+}
+
+/// The cubin of a run ([PipelineConfig::cubin]): the image, or why there is none.
+#[derive(Clone, Debug)]
+pub enum Cubin {
+    /// `ptxas` assembled the PTX.
+    Built(Vec<u8>),
+    /// Not asked for.
+    NotAsked,
+    /// No `ptxas` was found, or it failed: the reason, for a warning (the PTX still works,
+    /// compiled by the driver at load).
+    Unavailable(String),
 }
 
 /// What a successful run produced.
@@ -66,6 +85,8 @@ pub struct PipelineOutput {
     pub ptx: String,
     /// Where it was written.
     pub ptx_path: Option<PathBuf>,
+    /// The PTX assembled for the target architecture.
+    pub cubin: Cubin,
     /// How long each stage took, in order.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -242,12 +263,37 @@ pub fn run_pipeline(
     };
     timings.push(("llc", started.elapsed()));
 
+    let cubin = if config.cubin {
+        let started = Instant::now();
+        let cubin = build_cubin(&ptx, &config.target);
+        timings.push(("ptxas", started.elapsed()));
+        cubin
+    } else {
+        Cubin::NotAsked
+    };
+
     let ptx_path = write_ptx(config, &ptx)?;
     Ok(PipelineOutput {
         ptx,
         ptx_path,
+        cubin,
         timings,
     })
+}
+
+/// Assembles `ptx` for `target` with the `ptxas` [llvm_export::find_ptxas] finds.
+fn build_cubin(ptx: &str, target: &str) -> Cubin {
+    let Some(ptxas) = llvm_export::find_ptxas() else {
+        return Cubin::Unavailable(
+            "no `ptxas` found ($PTXAS, PATH, /usr/local/cuda/bin, or PyPI's nvidia-cuda-nvcc: \
+             `pip install nvidia-cuda-nvcc`)"
+                .into(),
+        );
+    };
+    match llvm_export::assemble_cubin(&ptxas, ptx, target) {
+        Ok(image) => Cubin::Built(image),
+        Err(e) => Cubin::Unavailable(format!("{} failed: {e}", ptxas.display())),
+    }
 }
 
 /// Writes the PTX next to the host artifacts, and a copy into `CUDA_OXIDE_PTX_DIR`.
@@ -299,6 +345,7 @@ fn translate_module(
             overflow_checks: config.overflow_checks,
             target,
             locations: config.device_debug.enabled(),
+            fmad: config.fmad,
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {

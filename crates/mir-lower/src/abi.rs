@@ -16,9 +16,17 @@
 //! The prologue ([build_prologue]) rebuilds each parameter's `mir` value at the top of the entry
 //! block: `mir.ptr_cast` to the generic address space + `mir.make_slice` for slices,
 //! `mir.int_cast` to `i1` for a `bool`, `mir.undef` for a zero-sized parameter.
+//!
+//! A slice's pointer slot carries what Rust promises about the memory behind it
+//! ([entry_param_attrs]): `noalias` for `&mut [T]` and `DisjointSlice<T>`, `noalias readonly`
+//! for a `&[T]` without interior mutability (its loads become `ld.global.nc`), and for every
+//! slice `nonnull` (the launcher never passes a null pointer, not even for an empty buffer) and
+//! `align(align_of::<T>())`. The prologue's cast to the generic address space is marked
+//! [ATTR_KEY_MIR_PTR_CAST_NONNULL], so that its lowering tells LLVM the generic pointer is not
+//! null either (`llvm.assume`): `DisjointSlice::get_mut`'s `Option<&mut T>` then needs no test.
 
 use dialect_mir::{
-    ops::{IntCastOp, MakeSliceOp, PtrCastOp, UndefOp, slice_elem},
+    ops::{IntCastOp, MakeSliceOp, ParamAccess, PtrCastOp, UndefOp, slice_elem},
     types::{
         ArrayType, EnumType, PtrType, StructType, UnionType, is_bool, is_float, is_ptr,
         is_rust_int, layout_of, usize_type,
@@ -27,9 +35,11 @@ use dialect_mir::{
 use kernel_abi::{ParamKind, Slot, slots};
 use pliron::{
     basic_block::BasicBlock,
+    builtin::attributes::UnitAttr,
     builtin::types::{IntegerType, Signedness},
     common_traits::Named,
     context::{Context, Ptr},
+    dict_key,
     identifier::Identifier,
     irbuild::{
         inserter::{IRInserter, Inserter},
@@ -39,12 +49,57 @@ use pliron::{
     r#type::{TypeHandle, TypedHandle},
     value::Value,
 };
-use pliron_llvm::types::FuncType;
+use pliron_llvm::{
+    llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
+    types::FuncType,
+};
 
 use crate::{error::OpError, types::function_type};
 
 /// The NVPTX address space of global memory, where the host's buffers live.
 pub const ADDRSPACE_GLOBAL: u32 = 1;
+
+dict_key!(
+    /// Marks a `mir.ptr_cast` whose operand is known not to be null (a `builtin.unit`): its
+    /// lowering adds `llvm.assume(result != null)`, because LLVM does not carry `nonnull`
+    /// across an `addrspacecast`.
+    ATTR_KEY_MIR_PTR_CAST_NONNULL,
+    "mir_ptr_cast_nonnull"
+);
+
+/// The LLVM attributes of each entry parameter of a kernel whose parameters have types
+/// `params` and accesses `access` (one set per [kernel_abi] slot, in order; see the module
+/// docs).
+pub fn entry_param_attrs(
+    ctx: &Context,
+    params: &[TypeHandle],
+    access: &[ParamAccess],
+) -> Result<Vec<LlvmAttributesAttr>, OpError> {
+    let mut attrs = vec![];
+    for (index, &ty) in params.iter().enumerate() {
+        let kind = param_kind(ctx, ty)?;
+        for (slot_index, &slot) in slots(kind).as_slice().iter().enumerate() {
+            let mut set = LlvmAttributesAttr::new();
+            if slot == Slot::GlobalPointer && slot_index == 0 {
+                match access.get(index).copied().unwrap_or(ParamAccess::Plain) {
+                    ParamAccess::Shared => {
+                        set.set("noalias", LlvmAttrValue::Unit);
+                        set.set("readonly", LlvmAttrValue::Unit);
+                    }
+                    ParamAccess::Exclusive => set.set("noalias", LlvmAttrValue::Unit),
+                    ParamAccess::Plain => {}
+                }
+                set.set("nonnull", LlvmAttrValue::Unit);
+                let align = slice_elem(ctx, ty)
+                    .and_then(|elem| layout_of(ctx, elem))
+                    .map_or(1, |layout| layout.align.max(1));
+                set.set("align", LlvmAttrValue::Int(align));
+            }
+            attrs.push(set);
+        }
+    }
+    Ok(attrs)
+}
 
 /// The [ParamKind] of a kernel parameter of `mir` type `ty`, or `None` for a type that is not
 /// a `mir` value type.
@@ -252,6 +307,10 @@ fn rebuild(
             let elem = slice_elem(ctx, ty).expect("a slice has an element type");
             let generic = PtrType::get_generic(ctx, elem).into();
             let cast = PtrCastOp::new(ctx, ptr, generic);
+            cast.get_operation()
+                .deref_mut(ctx)
+                .attributes
+                .set(ATTR_KEY_MIR_PTR_CAST_NONNULL.clone(), UnitAttr::new());
             inserter.append_op(ctx, &cast);
             let slice = MakeSliceOp::new(ctx, result(&cast, ctx), len, ty);
             inserter.append_op(ctx, &slice);

@@ -31,7 +31,7 @@ use pliron_llvm::{
 };
 
 use crate::{
-    abi::build_prologue,
+    abi::{build_prologue, entry_param_attrs},
     convert::{MirToLlvm, enclosing_function},
     error::{LoweringError, OpError},
     globals::lower_globals,
@@ -182,6 +182,13 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     let declaration = func.is_declaration(ctx);
     let grid_constants = func.grid_constants(ctx);
     let mut grid_constant_params = vec![];
+    let fmad = func.fmad(ctx);
+    let param_attrs = if kernel {
+        entry_param_attrs(ctx, &func.arg_types(ctx), &func.param_access(ctx))
+            .map_err(signature_error)?
+    } else {
+        vec![]
+    };
     let llvm_ty = if kernel {
         if !func.result_types(ctx).is_empty() {
             return Err(signature_error(OpError::Unsupported(
@@ -215,6 +222,7 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
     if kernel {
         llvm_export::mark_kernel(ctx, &llvm_func);
+        llvm_export::set_param_attrs(ctx, &llvm_func, param_attrs);
         if let Some(bounds) = bounds {
             llvm_export::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
         }
@@ -224,6 +232,13 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         }
     } else if !declaration {
         llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);
+    }
+    if fmad {
+        // Read by the float arithmetic conversions ([crate::convert::contracts]).
+        llvm_func.get_operation().deref_mut(ctx).attributes.set(
+            dialect_mir::ops::ATTR_KEY_MIR_FUNC_FMAD.clone(),
+            pliron::builtin::attributes::UnitAttr::new(),
+        );
     }
     if !declaration {
         Region::move_to_op(func.get_region(ctx), llvm_func.get_operation(), ctx);

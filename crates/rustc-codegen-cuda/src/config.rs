@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// Every variable the backend reads (`CUDA_OXIDE_LIBDEVICE` is read by `llvm-export`, when the
-/// kernels' math needs libdevice).
+/// kernels' math needs libdevice; `PTXAS` names the `ptxas` that makes the embedded cubin).
 pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_VERBOSE",
     "CUDA_OXIDE_DUMP_MIR",
@@ -18,6 +18,9 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_LLC",
     "CUDA_OXIDE_LIBDEVICE",
     "CUDA_OXIDE_DEVICE_DEBUG",
+    "CUDA_OXIDE_FMAD",
+    "CUDA_OXIDE_NO_CUBIN",
+    "PTXAS",
 ];
 
 /// The default GPU architecture when nothing else chooses one.
@@ -43,6 +46,12 @@ pub struct CudaCodegenConfig {
     /// `CUDA_OXIDE_DEVICE_DEBUG`: `none`, `lines` (the default) or `full`, as written; see
     /// [CudaCodegenConfig::device_debug].
     pub device_debug: Option<String>,
+    /// `CUDA_OXIDE_FMAD`: contract float `a * b + c` into fused multiply-adds in every device
+    /// function (nvcc's `--fmad=true`); off by default, as Rust rounds each operation.
+    pub fmad: bool,
+    /// `CUDA_OXIDE_NO_CUBIN`: embed only the PTX (no `ptxas` at build time; the driver then
+    /// compiles the PTX when the module is loaded).
+    pub no_cubin: bool,
 }
 
 impl CudaCodegenConfig {
@@ -63,6 +72,8 @@ impl CudaCodegenConfig {
             ptx_dir: non_empty("CUDA_OXIDE_PTX_DIR").map(PathBuf::from),
             target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
+            fmad: flag("CUDA_OXIDE_FMAD"),
+            no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),
             device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
         }
     }
@@ -128,8 +139,11 @@ mod tests {
             ("CUDA_OXIDE_TARGET", " sm_80 "),
             ("CUDA_OXIDE_LLC", "/opt/llc"),
             ("CUDA_OXIDE_DEVICE_DEBUG", "Full"),
+            ("CUDA_OXIDE_FMAD", "1"),
+            ("CUDA_OXIDE_NO_CUBIN", "1"),
         ]);
-        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir);
+        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
+        assert!(c.no_cubin);
         assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Full));
         assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
         assert_eq!(c.target(), "sm_80");

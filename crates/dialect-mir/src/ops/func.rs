@@ -4,7 +4,7 @@ use pliron::{
     attribute::AttributeDict,
     basic_block::BasicBlock,
     builtin::{
-        attributes::{IntegerAttr, TypeAttr, UnitAttr},
+        attributes::{IntegerAttr, StringAttr, TypeAttr, UnitAttr},
         op_interfaces::{
             ATTR_KEY_SYM_NAME, IsolatedFromAboveInterface, NOpdsInterface, NResultsInterface,
             OneRegionInterface, SymbolOpInterface,
@@ -53,6 +53,57 @@ dict_key!(
     ATTR_KEY_MIR_FUNC_GRID_CONSTANTS,
     "mir_func_grid_constants"
 );
+
+dict_key!(
+    /// Attribute key of what a kernel may assume about the memory behind each parameter (a
+    /// `builtin.string`, one [ParamAccess] letter per parameter, see [ParamAccess::letter]).
+    ATTR_KEY_MIR_FUNC_PARAM_ACCESS,
+    "mir_func_param_access"
+);
+
+dict_key!(
+    /// Attribute key of the fused multiply-add opt-in (a `builtin.unit`): float
+    /// multiplications and additions in this function may be contracted into one `fma`
+    /// (`#[kernel(fmad)]`, or a build with `CUDA_OXIDE_FMAD=1`). Without it they round
+    /// separately, as Rust specifies.
+    ATTR_KEY_MIR_FUNC_FMAD,
+    "mir_func_fmad"
+);
+
+/// What Rust's reference rules promise about the memory a kernel parameter points to, for
+/// the whole launch: the facts behind LLVM's `noalias` and `readonly`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ParamAccess {
+    /// A shared reference to data without interior mutability (`&[T]`, `T: Freeze`): nothing
+    /// writes the memory while the kernel runs, and nothing else reaches it mutably.
+    Shared,
+    /// An exclusive reference (`&mut [T]`, `DisjointSlice<T>`): only this parameter reaches
+    /// the memory while the kernel runs.
+    Exclusive,
+    /// No promise (scalars, aggregates, shared references to atomics or cells).
+    Plain,
+}
+
+impl ParamAccess {
+    /// The letter that stands for it in [ATTR_KEY_MIR_FUNC_PARAM_ACCESS]: `s`, `x` or `-`.
+    pub fn letter(self) -> char {
+        match self {
+            ParamAccess::Shared => 's',
+            ParamAccess::Exclusive => 'x',
+            ParamAccess::Plain => '-',
+        }
+    }
+
+    /// The access a letter of [ATTR_KEY_MIR_FUNC_PARAM_ACCESS] stands for.
+    pub fn from_letter(letter: char) -> Option<ParamAccess> {
+        match letter {
+            's' => Some(ParamAccess::Shared),
+            'x' => Some(ParamAccess::Exclusive),
+            '-' => Some(ParamAccess::Plain),
+            _ => None,
+        }
+    }
+}
 
 /// The most threads a CUDA block can have, and so the largest launch bound.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -200,6 +251,54 @@ impl FuncOp {
             .attributes
             .get::<IntegerAttr>(&ATTR_KEY_MIR_FUNC_GRID_CONSTANTS)
             .map_or(0, |attr| attr.value().to_u64())
+    }
+
+    /// Record what the kernel may assume about each parameter's memory (one entry per
+    /// parameter, in order).
+    pub fn set_param_access(&self, ctx: &Context, access: &[ParamAccess]) {
+        let letters: String = access.iter().map(|a| a.letter()).collect();
+        self.get_operation().deref_mut(ctx).attributes.set(
+            ATTR_KEY_MIR_FUNC_PARAM_ACCESS.clone(),
+            StringAttr::new(letters),
+        );
+    }
+
+    /// What the kernel may assume about each parameter's memory; [ParamAccess::Plain] for
+    /// every parameter when nothing was recorded.
+    pub fn param_access(&self, ctx: &Context) -> Vec<ParamAccess> {
+        let count = self.arg_types(ctx).len();
+        let op = self.get_operation().deref(ctx);
+        let recorded = op
+            .attributes
+            .get::<StringAttr>(&ATTR_KEY_MIR_FUNC_PARAM_ACCESS)
+            .map(|attr| String::from(attr.clone()))
+            .unwrap_or_default();
+        let mut access: Vec<ParamAccess> = recorded
+            .chars()
+            .map(|c| ParamAccess::from_letter(c).unwrap_or(ParamAccess::Plain))
+            .collect();
+        access.resize(count, ParamAccess::Plain);
+        access
+    }
+
+    /// Allow (or not) contracting float multiplications and additions of this function into
+    /// fused multiply-adds ([ATTR_KEY_MIR_FUNC_FMAD]).
+    pub fn set_fmad(&self, ctx: &Context, fmad: bool) {
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        if fmad {
+            attributes.set(ATTR_KEY_MIR_FUNC_FMAD.clone(), UnitAttr::new());
+        } else {
+            attributes.0.remove(&ATTR_KEY_MIR_FUNC_FMAD);
+        }
+    }
+
+    /// Whether float multiplications and additions of this function may be contracted.
+    pub fn fmad(&self, ctx: &Context) -> bool {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .get::<UnitAttr>(&ATTR_KEY_MIR_FUNC_FMAD)
+            .is_some()
     }
 
     /// The kernel's launch bounds, if it has them.

@@ -36,6 +36,9 @@ pub struct FunctionContext<'a> {
     pub target: dialect_nvvm::Target,
     /// Whether ops carry the source location they come from (for the PTX's line info).
     pub locations: bool,
+    /// Contract float multiplications and additions into fused multiply-adds in every
+    /// function (the build-wide opt-in; a kernel can also ask with `#[kernel(fmad)]`).
+    pub fmad: bool,
 }
 
 /// The state of translating one MIR body.
@@ -90,6 +93,7 @@ pub fn translate_function(
         overflow_checks,
         target,
         locations,
+        fmad,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -101,6 +105,7 @@ pub fn translate_function(
     let arg_locals: Vec<Local> = (1..=body.arg_locals().len()).collect();
     let mut param_types = Vec::new();
     let mut grid_constants = 0u64;
+    let mut param_access = Vec::new();
     for param in parameters(body, &arg_locals)? {
         if let Some(ty) = non_zst_type(ctx, types, param.ty)? {
             if function.is_kernel && is_grid_constant(param.ty) {
@@ -112,6 +117,7 @@ pub fn translate_function(
                 grid_constants |= 1 << param_types.len();
             }
             param_types.push(ty);
+            param_access.push(super::param_access::param_access(param.ty));
         }
     }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
@@ -121,6 +127,12 @@ pub fn translate_function(
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
     func.set_grid_constants(ctx, grid_constants);
+    if function.is_kernel {
+        func.set_param_access(ctx, &param_access);
+    }
+    if fmad || (function.is_kernel && super::launch_bounds::asks_for_fmad(body)) {
+        func.set_fmad(ctx, true);
+    }
     if function.is_kernel
         && let Some(bounds) = super::launch_bounds::declared(body)?
     {

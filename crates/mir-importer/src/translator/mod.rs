@@ -29,6 +29,7 @@ pub mod gpu_intrinsic;
 pub mod launch_bounds;
 pub mod math;
 pub mod operand;
+pub mod param_access;
 pub mod place;
 pub mod raw_memory;
 pub mod rvalue;

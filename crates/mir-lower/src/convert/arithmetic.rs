@@ -12,7 +12,7 @@ use pliron::{
     value::Value,
 };
 use pliron_llvm::{
-    attributes::{FCmpPredicateAttr, FastmathFlagsAttr, ICmpPredicateAttr},
+    attributes::{FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr},
     op_interfaces::{FastMathFlags, FloatBinArithOpWithFastMathFlags},
     ops::{
         AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FSubOp,
@@ -60,7 +60,9 @@ pub fn binary(
     Ok(())
 }
 
-/// A float binary op (no fast-math flags: Rust's float semantics are IEEE).
+/// A float binary op. No fast-math flags (Rust's float semantics are IEEE), except `contract`
+/// on additions, subtractions and multiplications in a function that opted into fused
+/// multiply-adds ([super::contracts]): LLVM may then fuse `a * b + c` into one `fma`.
 fn float_binary(
     ctx: &mut Context,
     rw: &mut Rewrite,
@@ -73,15 +75,21 @@ fn float_binary(
         rw: &mut Rewrite,
         lhs: Value,
         rhs: Value,
+        flags: FastmathFlags,
     ) -> Value {
-        let op = O::new_with_fast_math_flags(ctx, lhs, rhs, FastmathFlagsAttr::default());
+        let op = O::new_with_fast_math_flags(ctx, lhs, rhs, FastmathFlagsAttr(flags));
         rw.value(ctx, op)
     }
+    let contract = if super::contracts(ctx, rw) {
+        FastmathFlags::CONTRACT
+    } else {
+        FastmathFlags::empty()
+    };
     Ok(match kind {
-        Binary::Add => make::<FAddOp>(ctx, rw, lhs, rhs),
-        Binary::Sub => make::<FSubOp>(ctx, rw, lhs, rhs),
-        Binary::Mul => make::<FMulOp>(ctx, rw, lhs, rhs),
-        Binary::Div => make::<FDivOp>(ctx, rw, lhs, rhs),
+        Binary::Add => make::<FAddOp>(ctx, rw, lhs, rhs, contract),
+        Binary::Sub => make::<FSubOp>(ctx, rw, lhs, rhs, contract),
+        Binary::Mul => make::<FMulOp>(ctx, rw, lhs, rhs, contract),
+        Binary::Div => make::<FDivOp>(ctx, rw, lhs, rhs, FastmathFlags::empty()),
         // LLVM's `frem` becomes an inexact `a - trunc(a / b) * b` on NVPTX.
         Binary::Rem => super::math::float_rem(ctx, rw, lhs, rhs)?,
         other => {

@@ -272,6 +272,26 @@ fn entry_block(ctx: &Context, op: Ptr<Operation>) -> Ptr<BasicBlock> {
         .expect("a region holding an op has blocks")
 }
 
+/// Whether the function holding the op being converted allows contracting float
+/// multiplications and additions into fused multiply-adds (its `mir.func` had
+/// [dialect_mir::ops::ATTR_KEY_MIR_FUNC_FMAD], which the lowering moves to the `llvm.func`).
+pub(crate) fn contracts(ctx: &Context, rw: &Rewrite) -> bool {
+    let mut current = rw.op.deref(ctx).get_parent_op(ctx);
+    while let Some(parent) = current {
+        if Operation::get_op::<LlvmFuncOp>(parent, ctx).is_some() {
+            return parent
+                .deref(ctx)
+                .attributes
+                .get::<pliron::builtin::attributes::UnitAttr>(
+                    &dialect_mir::ops::ATTR_KEY_MIR_FUNC_FMAD,
+                )
+                .is_some();
+        }
+        current = parent.deref(ctx).get_parent_op(ctx);
+    }
+    false
+}
+
 /// The symbol of the `llvm.func` holding `op`, for error messages.
 pub(crate) fn enclosing_function(ctx: &Context, op: Ptr<Operation>) -> String {
     use pliron::builtin::op_interfaces::SymbolOpInterface;
