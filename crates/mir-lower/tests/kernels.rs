@@ -540,7 +540,8 @@ fn grid_constant_parameters_stay_in_the_param_space() {
     let ll = export(ctx, m);
     assert!(
         ll.contains(
-            "define ptx_kernel void @gc(ptr addrspace(1) %out_ptr, i64 %out_len, ptr align(64) \
+            "define ptx_kernel void @gc(ptr addrspace(1) nonnull align(8) %out_ptr, i64 %out_len, \
+             ptr align(64) \
              byval({ [16 x i64] }) \"nvvm.grid_constant\"=\"\" %map)"
         ),
         "{ll}"
