@@ -276,3 +276,46 @@ fn simd_lane_by_lane_at_every_stage() {
     }
     insta::assert_snapshot!("golden_simd.ptx", ptx);
 }
+
+/// Rust in full (`golden_full`): the `algebraic_*` float methods carry LLVM's fast-math flags
+/// (and `a * b + c` becomes an `fma`), warp operations take a member mask from a register;
+/// the PTX assembles.
+#[test]
+fn rust_in_full_at_every_stage() {
+    let mir = stage("golden_full", "mem2reg.mir");
+    for expected in [
+        "mir.add_algebraic",
+        "mir.sub_algebraic",
+        "mir.mul_algebraic",
+        "mir.div_algebraic",
+        "mir.rem_algebraic",
+    ] {
+        assert!(mir.contains(expected), "no `{expected}`:\n{mir}");
+    }
+    let ll = stage("golden_full", "ll");
+    for expected in [
+        "fadd nsz arcp contract reassoc float",
+        "fmul nsz arcp contract reassoc float",
+        "fdiv nsz arcp contract reassoc double",
+        "call double @__nv_fmod",
+        "@llvm.nvvm.shfl.sync.bfly.i32(i32 %",
+        "@llvm.nvvm.vote.ballot.sync(i32 %",
+        "@llvm.nvvm.match.any.sync.i32(i32 %",
+        "@llvm.nvvm.bar.warp.sync(i32 %",
+    ] {
+        assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
+    }
+    let ptx = stage("golden_full", "ptx");
+    for expected in [
+        "fma.rn.f32",
+        "vote.sync.ballot.b32",
+        "redux.sync.add",
+        "bar.warp.sync",
+    ] {
+        assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
+    }
+    if let Some(ptxas) = llvm_export::find_ptxas() {
+        llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    }
+    insta::assert_snapshot!("golden_full.ptx", ptx);
+}

@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use dialect_mir::ops::{FuncOp, MathFn, MathOp, RemOp};
+use dialect_mir::ops::{AlgebraicRemOp, FuncOp, MathFn, MathOp, RemOp};
 use pliron::{
     builtin::{
         attributes::{FPDoubleAttr, FPSingleAttr},
@@ -237,7 +237,9 @@ pub fn declare_libdevice_functions(
         for op in ops {
             let function = if let Some(math) = Operation::get_op::<MathOp>(op, ctx) {
                 math.function(ctx)
-            } else if Operation::get_op::<RemOp>(op, ctx).is_some() {
+            } else if Operation::get_op::<RemOp>(op, ctx).is_some()
+                || Operation::get_op::<AlgebraicRemOp>(op, ctx).is_some()
+            {
                 MathFn::Fmod
             } else {
                 continue;

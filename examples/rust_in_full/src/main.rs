@@ -1,0 +1,191 @@
+//! Rust in full on the device, each construct checked against the CPU on random inputs:
+//! the `algebraic_*` float methods (within the error bound of the reorderings they allow),
+//! warp operations over a member mask (the even and the odd lanes as two groups on two
+//! branches).
+
+#![feature(float_algebraic)]
+
+use std::process::ExitCode;
+
+use cuda_host::{LaunchConfig, cuda_module};
+use example_support::{Gpu, Rng, check, run_example};
+
+/// Threads in all (a multiple of the warp).
+const N: usize = 1 << 15;
+/// Terms of each thread's algebraic sum.
+const TERMS: usize = 8;
+
+/// One term of the algebraic sum: `(x - 1.5) / (x % 7 + 9)`.
+pub fn term(x: f64) -> f64 {
+    x.algebraic_sub(1.5)
+        .algebraic_div(x.algebraic_rem(7.0).algebraic_add(9.0))
+}
+
+/// What one lane of a group of `mask` computes from the values `v` of its warp (the CPU model
+/// of `kernels::group`).
+fn group_model(mask: u32, v: &[u32; 32], lane: usize) -> u32 {
+    let members = (0..32).filter(|&l| mask >> l & 1 == 1);
+    let from = v[lane ^ 2];
+    let f = f64::from(v[(lane + 2) % 32]) * 0.5;
+    let ballot = members
+        .clone()
+        .filter(|&l| v[l] & 1 == 1)
+        .fold(0u32, |b, l| b | 1 << l);
+    let all = members.clone().all(|l| v[l] > 3);
+    let any = members.clone().any(|l| v[l] == 7);
+    let same = members
+        .clone()
+        .filter(|&l| v[l] % 4 == v[lane] % 4)
+        .fold(0u32, |b, l| b | 1 << l);
+    let sum = members.clone().fold(0u32, |s, l| s.wrapping_add(v[l]));
+    let max = members.clone().map(|l| v[l] % 1000).max().unwrap_or(0);
+    from ^ (f * 4.0) as u32
+        ^ ballot.rotate_left(3)
+        ^ (all as u32) << 1
+        ^ (any as u32) << 2
+        ^ same.rotate_left(7)
+        ^ sum
+        ^ max << 5
+}
+
+#[cuda_module]
+mod kernels {
+    use cuda_device::{DisjointSlice, kernel, thread, warp};
+
+    /// `a * b + c` with the algebraic methods (LLVM may fuse it), and a sum of
+    /// [`super::TERMS`] terms that LLVM may reassociate.
+    #[kernel]
+    pub fn algebraic(
+        a: &[f32],
+        b: &[f32],
+        c: &[f32],
+        x: &[f64],
+        mut fused: DisjointSlice<f32>,
+        mut sums: DisjointSlice<f64>,
+    ) {
+        let i = thread::index_1d();
+        let n = i.get();
+        if let Some(slot) = fused.get_mut(i) {
+            *slot = a[n].algebraic_mul(b[n]).algebraic_add(c[n]);
+        }
+        if let Some(slot) = sums.get_mut(i) {
+            let mut s = 0.0f64;
+            for k in 0..super::TERMS {
+                s = s.algebraic_add(super::term(x[n * super::TERMS + k]));
+            }
+            *slot = s;
+        }
+    }
+
+    /// The warp operations of one group of lanes, `mask` (see `super::group_model`).
+    #[inline(never)]
+    fn group(mask: u32, v: u32) -> u32 {
+        let lane = warp::lane_id();
+        let from = warp::shuffle_xor_sync(mask, v, 2);
+        let f = warp::shuffle_sync(mask, f64::from(v) * 0.5, (lane + 2) % 32);
+        let ballot = warp::ballot_sync(mask, v & 1 == 1);
+        let all = warp::all_sync(mask, v > 3);
+        let any = warp::any_sync(mask, v == 7);
+        let same = warp::match_any_sync(mask, v % 4);
+        let sum = warp::reduce_add_sync(mask, v);
+        let max = warp::reduce_max_sync(mask, v % 1000);
+        warp::sync_mask(mask);
+        from ^ (f * 4.0) as u32
+            ^ ballot.rotate_left(3)
+            ^ (all as u32) << 1
+            ^ (any as u32) << 2
+            ^ same.rotate_left(7)
+            ^ sum
+            ^ max << 5
+    }
+
+    /// The even lanes and the odd lanes of each warp, on two branches, each a group of its own.
+    #[kernel]
+    pub fn masked_warp(values: &[u32], mut out: DisjointSlice<u32>) {
+        let i = thread::index_1d();
+        let v = values[i.get()];
+        let r = if warp::lane_id() % 2 == 0 {
+            group(0x5555_5555, v)
+        } else {
+            group(0xaaaa_aaaa, v)
+        };
+        if let Some(slot) = out.get_mut(i) {
+            *slot = r;
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    run_example("rust_in_full", run)
+}
+
+fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
+    let module = kernels::load(&gpu.ctx)?;
+    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let mut rng = Rng::new(2026);
+    let mut ok = true;
+
+    // Algebraic float methods: within the error bound of what they allow (a fused multiply-add,
+    // a reassociated sum, a division through a reciprocal), not bit for bit.
+    let a: Vec<f32> = rng.vec(N, |r| r.f32_in(-100.0, 100.0));
+    let b: Vec<f32> = rng.vec(N, |r| r.f32_in(-100.0, 100.0));
+    let c: Vec<f32> = rng.vec(N, |r| r.f32_in(-1e4, 1e4));
+    let x: Vec<f64> = rng.vec(N * TERMS, |r| r.f64_in(-1e3, 1e3));
+    let mut fused = gpu.stream.alloc_zeros::<f32>(N)?;
+    let mut sums = gpu.stream.alloc_zeros::<f64>(N)?;
+    module.algebraic(
+        &gpu.stream,
+        cfg,
+        &gpu.stream.clone_htod(&a)?,
+        &gpu.stream.clone_htod(&b)?,
+        &gpu.stream.clone_htod(&c)?,
+        &gpu.stream.clone_htod(&x)?,
+        &mut fused,
+        &mut sums,
+    )?;
+    let fused = gpu.stream.clone_dtoh(&fused)?;
+    let sums = gpu.stream.clone_dtoh(&sums)?;
+    let fused_ok = (0..N).all(|i| {
+        let exact = f64::from(a[i]) * f64::from(b[i]) + f64::from(c[i]);
+        let scale = (f64::from(a[i]) * f64::from(b[i])).abs() + f64::from(c[i]).abs();
+        (f64::from(fused[i]) - exact).abs() <= 2.0 * f64::from(f32::EPSILON) * scale
+    });
+    let sums_ok = (0..N).all(|i| {
+        let terms: Vec<f64> = (0..TERMS).map(|k| term(x[i * TERMS + k])).collect();
+        let exact: f64 = terms.iter().sum();
+        let scale: f64 = terms.iter().map(|t| t.abs()).sum();
+        (sums[i] - exact).abs() <= 16.0 * f64::EPSILON * scale
+    });
+    println!(
+        "{} algebraic_mul/add (a fused multiply-add allowed), {N} values",
+        if fused_ok { "ok  " } else { "FAIL" }
+    );
+    println!(
+        "{} algebraic sums of {TERMS} terms (reassociation allowed), {N} values",
+        if sums_ok { "ok  " } else { "FAIL" }
+    );
+    ok &= fused_ok && sums_ok;
+
+    // Warp operations over a member mask.
+    let values: Vec<u32> = rng.vec(N, |r| (r.next_u64() % 20) as u32);
+    let mut out = gpu.stream.alloc_zeros::<u32>(N)?;
+    module.masked_warp(&gpu.stream, cfg, &gpu.stream.clone_htod(&values)?, &mut out)?;
+    let expected: Vec<u32> = (0..N)
+        .map(|i| {
+            let warp: &[u32; 32] = values[i / 32 * 32..][..32].try_into().unwrap();
+            let lane = i % 32;
+            let mask = if lane % 2 == 0 {
+                0x5555_5555
+            } else {
+                0xaaaa_aaaa
+            };
+            group_model(mask, warp, lane)
+        })
+        .collect();
+    ok &= check(
+        "warp operations over a member mask (even and odd lanes)",
+        &gpu.stream.clone_dtoh(&out)?,
+        &expected,
+    );
+    Ok(ok)
+}
