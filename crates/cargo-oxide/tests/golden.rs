@@ -19,7 +19,14 @@ fn stages(fixture: &'static str) -> PathBuf {
             let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
             let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
             let _ = std::fs::remove_dir_all(&out);
+            // The file names in `Location`s (of `#[track_caller]` calls) are the same on
+            // every checkout: the repository's path is remapped, as rustc allows.
+            let root = repo.canonicalize().expect("the repository's path");
             let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+                .env(
+                    "RUSTFLAGS",
+                    format!("--remap-path-prefix={}=/cuda-oxide", root.display()),
+                )
                 .args(["pipeline", "--manifest-path"])
                 .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
                 .arg("--out")
@@ -278,8 +285,9 @@ fn simd_lane_by_lane_at_every_stage() {
 }
 
 /// Rust in full (`golden_full`): the `algebraic_*` float methods carry LLVM's fast-math flags
-/// (and `a * b + c` becomes an `fma`), warp operations take a member mask from a register;
-/// the PTX assembles.
+/// (and `a * b + c` becomes an `fma`), warp operations take a member mask from a register,
+/// `Location::caller()` is a global `Location` passed to `#[track_caller]` functions, GPU
+/// intrinsics called through pointers have wrapper functions; the PTX assembles.
 #[test]
 fn rust_in_full_at_every_stage() {
     let mir = stage("golden_full", "mem2reg.mir");
@@ -302,6 +310,11 @@ fn rust_in_full_at_every_stage() {
         "@llvm.nvvm.vote.ballot.sync(i32 %",
         "@llvm.nvvm.match.any.sync.i32(i32 %",
         "@llvm.nvvm.bar.warp.sync(i32 %",
+        "c\"golden_full/src/lib.rs\\00\"",
+        "call i32 @golden_full__caller_line(ptr %",
+        "define internal i32 @golden_full__inner_line(ptr %",
+        "store ptr @__oxide_intrinsic_read_ptx_sreg_laneid",
+        "define internal i1 @__oxide_intrinsic_vote_all_sync(i1 %",
     ] {
         assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
     }

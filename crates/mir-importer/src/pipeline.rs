@@ -252,7 +252,7 @@ fn translate_module(
     let module = ModuleOp::new(ctx, name);
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
-    let mut globals = GlobalRegistry::new(module_block);
+    let mut globals = GlobalRegistry::new(module_block, target);
     let mut rustc_mir = String::new();
     for (index, function) in functions.iter().enumerate() {
         let Some(body) = function.instance.body() else {

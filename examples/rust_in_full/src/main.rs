@@ -1,7 +1,8 @@
 //! Rust in full on the device, each construct checked against the CPU on random inputs:
 //! the `algebraic_*` float methods (within the error bound of the reorderings they allow),
 //! warp operations over a member mask (the even and the odd lanes as two groups on two
-//! branches).
+//! branches), `Location::caller()` and `#[track_caller]` (the same locations as the host
+//! sees), GPU intrinsics called through function pointers.
 
 #![feature(float_algebraic)]
 
@@ -48,9 +49,62 @@ fn group_model(mask: u32, v: &[u32; 32], lane: usize) -> u32 {
         ^ max << 5
 }
 
+/// The line of the call of this function (`#[track_caller]` through two levels).
+#[track_caller]
+#[inline(never)]
+pub fn caller_line() -> u32 {
+    caller_location().line()
+}
+
+/// The location of the call of [`caller_line`]'s caller.
+#[track_caller]
+#[inline(never)]
+pub fn caller_location() -> &'static core::panic::Location<'static> {
+    core::panic::Location::caller()
+}
+
+/// Where things are, as numbers: a `Location::caller()` of this function's own line, its
+/// column, its file name (length and byte sum), and two `#[track_caller]` calls.
+#[inline(never)]
+pub fn locations() -> [u32; 6] {
+    let here = core::panic::Location::caller();
+    let first = caller_line();
+    let second = caller_location();
+    [
+        here.line(),
+        here.column(),
+        here.file().len() as u32,
+        here.file().bytes().map(u32::from).sum(),
+        first,
+        second.line() << 16 | second.column(),
+    ]
+}
+
 #[cuda_module]
 mod kernels {
     use cuda_device::{DisjointSlice, kernel, thread, warp};
+
+    /// `super::locations()` on the GPU, in every thread.
+    #[kernel]
+    pub fn locations(mut out: DisjointSlice<[u32; 6]>) {
+        if let Some(slot) = out.get_mut(thread::index_1d()) {
+            *slot = super::locations();
+        }
+    }
+
+    /// A special register read through a table of function pointers, and a warp vote passed
+    /// as a `fn(bool) -> bool`.
+    #[kernel]
+    pub fn intrinsic_pointers(which: u32, values: &[u32], mut out: DisjointSlice<u32>) {
+        let registers: [fn() -> u32; 3] = [warp::lane_id, thread::threadIdx_x, thread::blockIdx_x];
+        let vote: fn(bool) -> bool = if which == 0 { warp::all } else { warp::any };
+        let i = thread::index_1d();
+        let r = registers[i.get() % 3]();
+        let v = vote(values[i.get()] > 2);
+        if let Some(slot) = out.get_mut(i) {
+            *slot = r << 1 | v as u32;
+        }
+    }
 
     /// `a * b + c` with the algebraic methods (LLVM may fuse it), and a sum of
     /// [`super::TERMS`] terms that LLVM may reassociate.
@@ -187,5 +241,55 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         &gpu.stream.clone_dtoh(&out)?,
         &expected,
     );
+
+    // Locations: the GPU sees the lines, columns and file names the host sees.
+    let mut found = gpu.stream.alloc_zeros::<[u32; 6]>(64)?;
+    module.locations(&gpu.stream, LaunchConfig::for_num_elems(64), &mut found)?;
+    let found = gpu.stream.clone_dtoh(&found)?;
+    let expected = locations();
+    let locations_ok = found.iter().all(|f| *f == expected);
+    println!(
+        "{} Location::caller() and #[track_caller] (line {}, column {}, a file name of {} bytes): \
+         got {:?}",
+        if locations_ok { "ok  " } else { "FAIL" },
+        expected[0],
+        expected[1],
+        expected[2],
+        found[0]
+    );
+    ok &= locations_ok;
+
+    // GPU intrinsics through function pointers.
+    let blocks = LaunchConfig {
+        grid_dim: (N as u32 / 256, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let votes: Vec<u32> = rng.vec(N, |r| (r.next_u64() % 64) as u32);
+    let votes_dev = gpu.stream.clone_htod(&votes)?;
+    for which in 0..2u32 {
+        let mut out = gpu.stream.alloc_zeros::<u32>(N)?;
+        module.intrinsic_pointers(&gpu.stream, blocks, which, &votes_dev, &mut out)?;
+        let expected: Vec<u32> = (0..N)
+            .map(|i| {
+                let r = [i % 32, i % 256, i / 256][i % 3] as u32;
+                let warp = &votes[i / 32 * 32..][..32];
+                let v = if which == 0 {
+                    warp.iter().all(|&x| x > 2)
+                } else {
+                    warp.iter().any(|&x| x > 2)
+                };
+                r << 1 | v as u32
+            })
+            .collect();
+        ok &= check(
+            &format!(
+                "GPU intrinsics through function pointers ({})",
+                ["all", "any"][which as usize]
+            ),
+            &gpu.stream.clone_dtoh(&out)?,
+            &expected,
+        );
+    }
     Ok(ok)
 }

@@ -60,6 +60,12 @@ pub struct FnTranslator<'a> {
     current_span: Option<Span>,
     /// The span each op was translated from, to point an internal error at the user's code.
     op_spans: HashMap<Ptr<Operation>, Span>,
+    /// The function being translated.
+    pub(crate) instance: rustc_public::mir::mono::Instance,
+    /// The index of the MIR block being translated.
+    pub(crate) current_block: Option<usize>,
+    /// The hidden `&Location` parameter of a `#[track_caller]` function.
+    pub(crate) caller_location_param: Option<Value>,
 }
 
 impl FnTranslator<'_> {
@@ -97,6 +103,11 @@ pub fn translate_function(
             param_types.push(ty);
         }
     }
+    let tracks_caller = super::caller_location::requires_caller_location(&function.instance);
+    if tracks_caller {
+        let location = super::caller_location::caller_location_ty();
+        param_types.push(types.translate(ctx, location)?);
+    }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
         .into_iter()
         .collect();
@@ -129,11 +140,18 @@ pub fn translate_function(
         trap_block: None,
         current_span: None,
         op_spans: HashMap::new(),
+        instance: function.instance,
+        current_block: None,
+        caller_location_param: None,
     };
     fx.panic_bound = fx.panic_bound_blocks();
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
     fx.emit_slots(&arg_locals, entry)?;
+    if tracks_caller {
+        let last = entry.deref(fx.ctx).get_num_arguments() - 1;
+        fx.caller_location_param = Some(entry.deref(fx.ctx).get_argument(last));
+    }
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
 
@@ -142,6 +160,7 @@ pub fn translate_function(
             continue;
         };
         fx.inserter = IRInserter::new_at_block_end(target);
+        fx.current_block = Some(index);
         if fx.panic_bound[index] {
             fx.emit(TrapOp::new);
             continue;

@@ -125,7 +125,10 @@ impl FnTranslator<'_> {
             return Ok(());
         }
 
-        let values = self.call_arguments(abi, args)?;
+        let mut values = self.call_arguments(abi, args)?;
+        if super::caller_location::requires_caller_location(&instance) {
+            values.push(self.caller_location()?);
+        }
         let name = crate::naming::export_name(&instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;

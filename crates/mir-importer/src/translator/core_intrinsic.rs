@@ -80,6 +80,8 @@ pub enum Lowering {
     RawPtrFromParts,
     /// `slice_get_unchecked`: the address of an element of a slice.
     SliceElementAddr,
+    /// `caller_location`: the `&Location` of the call (see `caller_location.rs`).
+    CallerLocation,
     /// Returns its argument: `black_box` (which only hides the value from optimisations).
     Identity,
     /// Does nothing: `assume`, `cold_path`, `forget`, `prefetch_*` (hints).
@@ -195,12 +197,7 @@ pub const TABLE: &[(&str, Decision)] = {
             Refused("a debugger breakpoint instruction (set breakpoints with `cuda-gdb` instead)"),
         ),
         ("bswap", Math),
-        (
-            "caller_location",
-            Refused(
-                "`Location::caller()` outside a panic (device code has no `#[track_caller]` locations)",
-            ),
-        ),
+        ("caller_location", Translate(L::CallerLocation)),
         ("carrying_mul_add", Fallback),
         ("carryless_mul", Fallback),
         (
@@ -510,6 +507,10 @@ impl FnTranslator<'_> {
                 };
                 Some(value(built, self))
             }
+            L::CallerLocation => {
+                arity(0)?;
+                Some(self.caller_location()?)
+            }
             L::Shift(op) => {
                 arity(2)?;
                 let ty = values[0].get_type(self.ctx);
@@ -753,7 +754,10 @@ impl FnTranslator<'_> {
         destination: &Place,
         target: Option<usize>,
     ) -> TResult<()> {
-        let values = self.argument_values(args)?;
+        let mut values = self.argument_values(args)?;
+        if super::caller_location::requires_caller_location(instance) {
+            values.push(self.caller_location()?);
+        }
         let name = crate::naming::export_name(instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;

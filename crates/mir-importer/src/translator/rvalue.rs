@@ -90,7 +90,12 @@ impl FnTranslator<'_> {
                 let place = self.translate_place(place)?;
                 Some(self.length_of(&place)?)
             }
-            Rvalue::ThreadLocalRef(_) => unsupported!("thread-local statics"),
+            Rvalue::ThreadLocalRef(_) => unsupported!(
+                "thread-local statics (`#[thread_local]`): one copy per GPU thread would be \
+                 module-scope `.local` memory, which PTX does not allow in the ABI mode LLVM \
+                 emits; keep per-thread state in local variables, or index a buffer by the \
+                 thread's index"
+            ),
             Rvalue::Aggregate(..) | Rvalue::CheckedBinaryOp(..) | Rvalue::Repeat(..) => {
                 unreachable!("handled by translate_assign")
             }
@@ -499,7 +504,7 @@ impl FnTranslator<'_> {
             Ok(instance) => instance,
             Err(e) => unsupported!("a function pointer to `{from}` ({e})"),
         };
-        let name = super::global::function_symbol(&instance)?;
+        let name = self.globals.function(self.ctx, &instance)?;
         Ok(self
             .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))
             .result(self.ctx))
