@@ -287,7 +287,9 @@ fn simd_lane_by_lane_at_every_stage() {
 /// Rust in full (`golden_full`): the `algebraic_*` float methods carry LLVM's fast-math flags
 /// (and `a * b + c` becomes an `fma`), warp operations take a member mask from a register,
 /// `Location::caller()` is a global `Location` passed to `#[track_caller]` functions, GPU
-/// intrinsics called through pointers have wrapper functions; the PTX assembles.
+/// intrinsics called through pointers have wrapper functions, trait upcasting reads the
+/// supertrait's vtable from the subtrait's, `NonNull<[T; N]>` and a user's pointer struct
+/// unsize; the PTX assembles.
 #[test]
 fn rust_in_full_at_every_stage() {
     let mir = stage("golden_full", "mem2reg.mir");
@@ -315,6 +317,8 @@ fn rust_in_full_at_every_stage() {
         "define internal i32 @golden_full__inner_line(ptr %",
         "store ptr @__oxide_intrinsic_read_ptx_sreg_laneid",
         "define internal i1 @__oxide_intrinsic_vote_all_sync(i1 %",
+        // `&dyn Shape` to `&dyn Scaled`: the vtable pointer in entry 5 of `Shape`'s.
+        "getelementptr inbounds ptr, ptr %v39, i64 5",
     ] {
         assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
     }

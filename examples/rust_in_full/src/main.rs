@@ -2,9 +2,10 @@
 //! the `algebraic_*` float methods (within the error bound of the reorderings they allow),
 //! warp operations over a member mask (the even and the odd lanes as two groups on two
 //! branches), `Location::caller()` and `#[track_caller]` (the same locations as the host
-//! sees), GPU intrinsics called through function pointers.
+//! sees), GPU intrinsics called through function pointers, trait upcasting and unsizing through
+//! structs (`NonNull<[T; N]>`, a user's pointer type).
 
-#![feature(float_algebraic)]
+#![feature(float_algebraic, coerce_unsized, unsize)]
 
 use std::process::ExitCode;
 
@@ -80,6 +81,95 @@ pub fn locations() -> [u32; 6] {
     ]
 }
 
+/// Something with a name.
+pub trait Named {
+    fn id(&self) -> u32;
+}
+
+/// Something with a size.
+pub trait Scaled {
+    fn scale(&self) -> u32;
+}
+
+/// A shape: both of the above, and an area.
+pub trait Shape: Named + Scaled {
+    fn area(&self) -> u32;
+}
+
+pub struct Square(pub u32);
+pub struct Rect(pub u32, pub u32);
+
+impl Named for Square {
+    fn id(&self) -> u32 {
+        1
+    }
+}
+impl Scaled for Square {
+    fn scale(&self) -> u32 {
+        self.0.wrapping_mul(3)
+    }
+}
+impl Shape for Square {
+    fn area(&self) -> u32 {
+        self.0.wrapping_mul(self.0)
+    }
+}
+impl Named for Rect {
+    fn id(&self) -> u32 {
+        2
+    }
+}
+impl Scaled for Rect {
+    fn scale(&self) -> u32 {
+        self.0 ^ self.1
+    }
+}
+impl Shape for Rect {
+    fn area(&self) -> u32 {
+        self.0.wrapping_mul(self.1)
+    }
+}
+
+/// A user's pointer type that unsizes like a reference (`CoerceUnsized`).
+pub struct Handle<T: ?Sized> {
+    pub tag: u32,
+    pub ptr: *const T,
+}
+
+impl<T: ?Sized + core::marker::Unsize<U>, U: ?Sized> core::ops::CoerceUnsized<Handle<U>>
+    for Handle<T>
+{
+}
+
+/// Reads `shape` through its supertraits (trait upcasting).
+#[inline(never)]
+fn through_supertraits(shape: &dyn Shape) -> u32 {
+    let named: &dyn Named = shape;
+    let scaled: &dyn Scaled = shape;
+    shape.area() ^ named.id() << 28 ^ scaled.scale().rotate_left(7)
+}
+
+/// Trait upcasting and unsizing through structs, on the values `a` and `b`.
+#[inline(never)]
+pub fn upcasts(a: u32, b: u32) -> u32 {
+    let square = Square(a);
+    let rect = Rect(a, b);
+    let shape: &dyn Shape = if b % 2 == 0 { &square } else { &rect };
+    let array = [a, b, a ^ b, 5, 6];
+    let slice: core::ptr::NonNull<[u32]> = core::ptr::NonNull::from(&array);
+    // SAFETY: `slice` points to `array`, alive here.
+    let sum = unsafe { slice.as_ref() }
+        .iter()
+        .fold(0u32, |s, &v| s.wrapping_add(v));
+    let handle: Handle<dyn Shape> = Handle {
+        tag: b,
+        ptr: &rect as *const Rect,
+    };
+    // SAFETY: `handle.ptr` points to `rect`, alive here.
+    let via_handle = unsafe { through_supertraits(&*handle.ptr) } ^ handle.tag;
+    through_supertraits(shape) ^ sum.rotate_left(3) ^ slice.len() as u32 ^ via_handle << 1
+}
+
 #[cuda_module]
 mod kernels {
     use cuda_device::{DisjointSlice, kernel, thread, warp};
@@ -89,6 +179,15 @@ mod kernels {
     pub fn locations(mut out: DisjointSlice<[u32; 6]>) {
         if let Some(slot) = out.get_mut(thread::index_1d()) {
             *slot = super::locations();
+        }
+    }
+
+    /// `super::upcasts` of each pair of values.
+    #[kernel]
+    pub fn upcasts(a: &[u32], b: &[u32], mut out: DisjointSlice<u32>) {
+        let i = thread::index_1d();
+        if let Some(slot) = out.get_mut(i) {
+            *slot = super::upcasts(a[i.get()], b[i.get()]);
         }
     }
 
@@ -291,5 +390,23 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
             &expected,
         );
     }
+
+    // Trait upcasting and unsizing through structs.
+    let a: Vec<u32> = rng.vec(N, |r| r.next_u64() as u32);
+    let b: Vec<u32> = rng.vec(N, |r| r.next_u64() as u32);
+    let mut out = gpu.stream.alloc_zeros::<u32>(N)?;
+    module.upcasts(
+        &gpu.stream,
+        cfg,
+        &gpu.stream.clone_htod(&a)?,
+        &gpu.stream.clone_htod(&b)?,
+        &mut out,
+    )?;
+    let expected: Vec<u32> = (0..N).map(|i| upcasts(a[i], b[i])).collect();
+    ok &= check(
+        "trait upcasting, NonNull<[T; N]> and a user's pointer unsized",
+        &gpu.stream.clone_dtoh(&out)?,
+        &expected,
+    );
     Ok(ok)
 }
