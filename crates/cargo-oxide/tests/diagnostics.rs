@@ -32,8 +32,8 @@ const CASES: &[Case] = &[
         expected: "inline `asm!`",
     },
     Case {
-        name: "heap_allocation",
-        helper: "let v = vec![x, x]; v[1]",
+        name: "std_call",
+        helper: "std::thread::yield_now(); x",
         expected: "forbidden crate in device code",
     },
 ];

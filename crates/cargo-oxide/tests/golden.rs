@@ -289,7 +289,7 @@ fn simd_lane_by_lane_at_every_stage() {
 /// `Location::caller()` is a global `Location` passed to `#[track_caller]` functions, GPU
 /// intrinsics called through pointers have wrapper functions, trait upcasting reads the
 /// supertrait's vtable from the subtrait's, `NonNull<[T; N]>` and a user's pointer struct
-/// unsize; the PTX assembles.
+/// unsize, `Vec`/`Box`/`Box<dyn Trait>` allocate with CUDA's `malloc`; the PTX assembles.
 #[test]
 fn rust_in_full_at_every_stage() {
     let mir = stage("golden_full", "mem2reg.mir");
@@ -319,6 +319,10 @@ fn rust_in_full_at_every_stage() {
         "define internal i1 @__oxide_intrinsic_vote_all_sync(i1 %",
         // `&dyn Shape` to `&dyn Scaled`: the vtable pointer in entry 5 of `Shape`'s.
         "getelementptr inbounds ptr, ptr %v39, i64 5",
+        // The device heap: CUDA's `malloc`/`free`, `Box<dyn Shape>` dropped through its vtable.
+        "declare ptr @malloc(i64)",
+        "declare void @free(ptr)",
+        "drop_dyn",
     ] {
         assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
     }

@@ -1,22 +1,21 @@
 //! Which functions device code may reach, and what happens to those it reaches.
 //!
-//! Device code may use its own crate, `core`, `cuda_device` and any other crate that does not
-//! need an operating system. It may not reach `std` (files, threads, printing...) or `alloc`
-//! (there is no device heap yet): such a call stops the build with the chain of calls that led
-//! to it.
+//! Device code may use its own crate, `core`, `alloc` (on the device heap, see
+//! `cuda_device::heap`), `cuda_device` and any other crate that does not need an operating
+//! system. It may not reach `std` (files, threads, printing...): such a call stops the build
+//! with the chain of calls that led to it.
 
 /// Crates whose functions device code must never reach, with the reason given to the user.
 pub const FORBIDDEN_CRATES: &[(&str, &str)] = &[
     ("std", "`std` needs an operating system"),
-    ("alloc", "device code has no heap allocator"),
     ("proc_macro", "`proc_macro` only exists inside the compiler"),
     ("test", "`test` is the host test harness"),
 ];
 
 /// The crates allowed in device code, as the error message lists them.
 pub const ALLOWED_CRATES_HELP: &str = "only these crates are allowed in device code: the kernel's \
-     own crate, `cuda_device` (GPU intrinsics), `core` (the no_std standard library), and other \
-     `no_std` crates of the dependency tree";
+     own crate, `cuda_device` (GPU intrinsics), `core` (the no_std standard library), `alloc` \
+     (on the device heap), and other `no_std` crates of the dependency tree";
 
 /// What the collector does with a function that device code calls.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,8 +31,9 @@ pub enum CalleeRule {
     /// A `#[device]` extern declaration: defined outside Rust (a CUDA system call such as
     /// `vprintf`, libdevice, ...), so it is declared and called, not compiled.
     External,
-    /// A function of `core` that never returns (the panic machinery, `unwrap_failed`, ...):
-    /// a panic on the GPU traps the kernel, so the call becomes a trap.
+    /// A function of `core` or `alloc` that never returns (the panic machinery,
+    /// `unwrap_failed`, `handle_alloc_error`, ...): a panic on the GPU traps the kernel, so the
+    /// call becomes a trap.
     Panic,
     /// `core`'s undefined-behaviour checks (`check_language_ub`, `precondition_check`, ...):
     /// off on the device, as in a release build of `core`, so the call is never made.
@@ -92,7 +92,7 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
     if crate_name == "cuda_device" && mir_importer::intrinsics::is_intrinsic(path) {
         return CalleeRule::IntrinsicStub;
     }
-    if crate_name == "core" && diverges {
+    if matches!(crate_name, "core" | "alloc") && diverges {
         return CalleeRule::Panic;
     }
     if crate_name == "core" && mir_importer::ub_checks::is_ub_check(path) {
@@ -124,15 +124,15 @@ mod tests {
     }
 
     #[test]
-    fn std_and_alloc_are_forbidden() {
+    fn std_is_forbidden_alloc_is_collected() {
         assert!(matches!(
             classify("std", "std::io::_print", false),
             CalleeRule::Forbidden { .. }
         ));
-        assert!(matches!(
+        assert_eq!(
             classify("alloc", "alloc::vec::Vec::<T>::push", false),
-            CalleeRule::Forbidden { .. }
-        ));
+            CalleeRule::Collect
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! warp operations over a member mask (the even and the odd lanes as two groups on two
 //! branches), `Location::caller()` and `#[track_caller]` (the same locations as the host
 //! sees), GPU intrinsics called through function pointers, trait upcasting and unsizing through
-//! structs (`NonNull<[T; N]>`, a user's pointer type).
+//! structs (`NonNull<[T; N]>`, a user's pointer type), and the device heap (`Vec`, `Box`,
+//! `Box<dyn Trait>`; an allocation that cannot succeed stops the kernel with an error).
 
 #![feature(float_algebraic, coerce_unsized, unsize)]
 
@@ -170,6 +171,40 @@ pub fn upcasts(a: u32, b: u32) -> u32 {
     through_supertraits(shape) ^ sum.rotate_left(3) ^ slice.len() as u32 ^ via_handle << 1
 }
 
+/// Heap work on `a` and `b`: a `Vec` grown element by element (reallocations), one made
+/// zeroed, one collected, `Box`es and a `Vec<Box<dyn Shape>>`, all freed at the end.
+#[inline(never)]
+pub fn heap_work(a: u32, b: u32) -> u32 {
+    let n = (a % 40) as usize;
+    let mut v: Vec<u32> = Vec::new();
+    for k in 0..n as u32 {
+        v.push(b.wrapping_mul(k) ^ a);
+    }
+    v.sort_unstable();
+    v.retain(|x| x % 3 != 0);
+    let zeroed = vec![0u64; n + 1];
+    let squares: Vec<u64> = (0..n as u64).map(|k| k * k).collect();
+    let boxed = Box::new([a, b, a ^ b]);
+    let shapes: Vec<Box<dyn Shape>> = (0..n as u32 % 7)
+        .map(|k| -> Box<dyn Shape> {
+            if k % 2 == 0 {
+                Box::new(Square(a.wrapping_add(k)))
+            } else {
+                Box::new(Rect(b, k))
+            }
+        })
+        .collect();
+    let areas = shapes.iter().fold(0u32, |s, shape| {
+        s.wrapping_add(through_supertraits(shape.as_ref()))
+    });
+    v.iter().fold(0u32, |s, &x| s.rotate_left(5) ^ x)
+        ^ zeroed.len() as u32
+        ^ squares.iter().sum::<u64>() as u32
+        ^ boxed.iter().sum::<u32>()
+        ^ areas.rotate_left(11)
+        ^ v.capacity().min(1) as u32
+}
+
 #[cuda_module]
 mod kernels {
     use cuda_device::{DisjointSlice, kernel, thread, warp};
@@ -188,6 +223,25 @@ mod kernels {
         let i = thread::index_1d();
         if let Some(slot) = out.get_mut(i) {
             *slot = super::upcasts(a[i.get()], b[i.get()]);
+        }
+    }
+
+    /// `super::heap_work` of each pair of values, on the device heap.
+    #[kernel]
+    pub fn heap(a: &[u32], b: &[u32], mut out: DisjointSlice<u32>) {
+        let i = thread::index_1d();
+        if let Some(slot) = out.get_mut(i) {
+            *slot = super::heap_work(a[i.get()], b[i.get()]);
+        }
+    }
+
+    /// An allocation the device heap cannot serve: `handle_alloc_error` stops the kernel.
+    #[kernel]
+    pub fn heap_exhausted(bytes: u64, mut out: DisjointSlice<u32>) {
+        let mut v: Vec<u8> = Vec::with_capacity(bytes as usize);
+        v.push(bytes as u8);
+        if let Some(slot) = out.get_mut(thread::index_1d()) {
+            *slot = v.capacity() as u32 ^ u32::from(v[0]);
         }
     }
 
@@ -273,6 +327,14 @@ fn main() -> ExitCode {
 }
 
 fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
+    // The device heap is fixed at the first launch that allocates: size it first.
+    gpu.ctx.set_heap_size(256 << 20)?;
+    let heap_ok = gpu.ctx.heap_size()? >= 256 << 20;
+    println!(
+        "{} device heap of {} MiB",
+        if heap_ok { "ok  " } else { "FAIL" },
+        gpu.ctx.heap_size()? >> 20
+    );
     let module = kernels::load(&gpu.ctx)?;
     let cfg = LaunchConfig::for_num_elems(N as u32);
     let mut rng = Rng::new(2026);
@@ -408,5 +470,42 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         &gpu.stream.clone_dtoh(&out)?,
         &expected,
     );
+
+    // The device heap: Vec, Box, Box<dyn Trait> in every thread.
+    let mut out = gpu.stream.alloc_zeros::<u32>(N)?;
+    module.heap(
+        &gpu.stream,
+        cfg,
+        &gpu.stream.clone_htod(&a)?,
+        &gpu.stream.clone_htod(&b)?,
+        &mut out,
+    )?;
+    let expected: Vec<u32> = (0..N).map(|i| heap_work(a[i], b[i])).collect();
+    ok &= heap_ok
+        & check(
+            "Vec, Box and Box<dyn Trait> on the device heap",
+            &gpu.stream.clone_dtoh(&out)?,
+            &expected,
+        );
+
+    // Last (a trap leaves the context unusable): an allocation larger than the heap stops
+    // the kernel, and the launch says so.
+    let mut out = gpu.stream.alloc_zeros::<u32>(32)?;
+    let launched = module.heap_exhausted(
+        &gpu.stream,
+        LaunchConfig::for_num_elems(32),
+        1 << 40,
+        &mut out,
+    );
+    let failed = match launched {
+        Err(error) => Some(error.to_string()),
+        Ok(()) => gpu.stream.synchronize().err().map(|e| e.to_string()),
+    };
+    println!(
+        "{} an allocation beyond the device heap stops the kernel: {}",
+        if failed.is_some() { "ok  " } else { "FAIL" },
+        failed.as_deref().unwrap_or("the kernel ran on")
+    );
+    ok &= failed.is_some();
     Ok(ok)
 }

@@ -313,7 +313,7 @@ impl FnTranslator<'_> {
                         .operand_ty(func)
                         .ok()
                         .and_then(|ty| ty.kind().fn_def().map(|(def, _)| def.krate().name))
-                        .is_some_and(|krate| krate == "core"),
+                        .is_some_and(|krate| krate == "core" || krate == "alloc"),
                     _ => {
                         let successors = match self.decided_switch(kind) {
                             Some(target) => vec![target],

@@ -457,7 +457,10 @@ impl FnTranslator<'_> {
         to: Ty,
         to_mir: pliron::r#type::TypeHandle,
     ) -> TResult<Value> {
-        let (Some(source), Some(target)) = (
+        // `Box` derefs as a builtin but is a struct around its pointer.
+        let is_box = matches!(from.kind(), TyKind::RigidTy(RigidTy::Adt(def, _)) if def.is_box());
+        let (false, Some(source), Some(target)) = (
+            is_box,
             from.kind().builtin_deref(true).map(|t| t.ty),
             to.kind().builtin_deref(true).map(|t| t.ty),
         ) else {

@@ -128,9 +128,6 @@ impl TypeTranslator {
         def: AdtDef,
         args: &GenericArgs,
     ) -> TResult<TypeHandle> {
-        if def.is_box() {
-            unsupported!("`Box` (heap allocation, type `{ty}`)");
-        }
         let layout = layout(ty)?;
         match def.kind() {
             AdtKind::Struct => {
