@@ -289,7 +289,8 @@ fn simd_lane_by_lane_at_every_stage() {
 /// `Location::caller()` is a global `Location` passed to `#[track_caller]` functions, GPU
 /// intrinsics called through pointers have wrapper functions, trait upcasting reads the
 /// supertrait's vtable from the subtrait's, `NonNull<[T; N]>` and a user's pointer struct
-/// unsize, `Vec`/`Box`/`Box<dyn Trait>` allocate with CUDA's `malloc`; the PTX assembles.
+/// unsize, `Vec`/`Box`/`Box<dyn Trait>` allocate with CUDA's `malloc`, `f16` arithmetic is
+/// native; the PTX assembles.
 #[test]
 fn rust_in_full_at_every_stage() {
     let mir = stage("golden_full", "mem2reg.mir");
@@ -323,6 +324,9 @@ fn rust_in_full_at_every_stage() {
         "declare ptr @malloc(i64)",
         "declare void @free(ptr)",
         "drop_dyn",
+        // `f16`: native arithmetic, `%` through libdevice's `f32` `fmod`.
+        "fadd half",
+        "call float @__nv_fmodf(float",
     ] {
         assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
     }

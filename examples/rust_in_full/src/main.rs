@@ -4,9 +4,10 @@
 //! branches), `Location::caller()` and `#[track_caller]` (the same locations as the host
 //! sees), GPU intrinsics called through function pointers, trait upcasting and unsizing through
 //! structs (`NonNull<[T; N]>`, a user's pointer type), and the device heap (`Vec`, `Box`,
-//! `Box<dyn Trait>`; an allocation that cannot succeed stops the kernel with an error).
+//! `Box<dyn Trait>`; an allocation that cannot succeed stops the kernel with an error), and
+//! `f16` arithmetic (bit for bit: every operation is correctly rounded on both sides).
 
-#![feature(float_algebraic, coerce_unsized, unsize)]
+#![feature(float_algebraic, coerce_unsized, unsize, f16)]
 
 use std::process::ExitCode;
 
@@ -205,6 +206,20 @@ pub fn heap_work(a: u32, b: u32) -> u32 {
         ^ v.capacity().min(1) as u32
 }
 
+/// `f16` arithmetic, comparisons and conversions on `x` and `y`, as bits.
+#[inline(never)]
+pub fn half_work(x: f32, y: f32) -> u64 {
+    let (a, b) = (x as f16, y as f16);
+    let r = (a + b) * a - b / (a + 1.5);
+    let m = a.abs().max(b).min(a.copysign(b)) + (a % b);
+    let flags = (a < b) as u64 | ((a == -b) as u64) << 1 | ((r >= m) as u64) << 2;
+    u64::from(r.to_bits())
+        | u64::from(m.to_bits()) << 16
+        | ((a as i32 as u64) & 0xfff) << 32
+        | u64::from((r as f64).to_bits() as u8) << 44
+        | flags << 52
+}
+
 #[cuda_module]
 mod kernels {
     use cuda_device::{DisjointSlice, kernel, thread, warp};
@@ -242,6 +257,15 @@ mod kernels {
         v.push(bytes as u8);
         if let Some(slot) = out.get_mut(thread::index_1d()) {
             *slot = v.capacity() as u32 ^ u32::from(v[0]);
+        }
+    }
+
+    /// `super::half_work` of each pair of values.
+    #[kernel]
+    pub fn halves(x: &[f32], y: &[f32], mut out: DisjointSlice<u64>) {
+        let i = thread::index_1d();
+        if let Some(slot) = out.get_mut(i) {
+            *slot = super::half_work(x[i.get()], y[i.get()]);
         }
     }
 
@@ -467,6 +491,24 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let expected: Vec<u32> = (0..N).map(|i| upcasts(a[i], b[i])).collect();
     ok &= check(
         "trait upcasting, NonNull<[T; N]> and a user's pointer unsized",
+        &gpu.stream.clone_dtoh(&out)?,
+        &expected,
+    );
+
+    // f16 arithmetic, bit for bit.
+    let hx: Vec<f32> = rng.vec(N, |r| r.f32_in(-300.0, 300.0));
+    let hy: Vec<f32> = rng.vec(N, |r| r.f32_in(-300.0, 300.0));
+    let mut out = gpu.stream.alloc_zeros::<u64>(N)?;
+    module.halves(
+        &gpu.stream,
+        cfg,
+        &gpu.stream.clone_htod(&hx)?,
+        &gpu.stream.clone_htod(&hy)?,
+        &mut out,
+    )?;
+    let expected: Vec<u64> = (0..N).map(|i| half_work(hx[i], hy[i])).collect();
+    ok &= check(
+        "f16 arithmetic, comparisons and conversions",
         &gpu.stream.clone_dtoh(&out)?,
         &expected,
     );
