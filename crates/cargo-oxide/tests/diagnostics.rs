@@ -177,6 +177,16 @@ fn intrinsics_newer_than_the_target_are_build_errors() {
             },
             "sm_80",
         ),
+        (
+            Case {
+                name: "wide_atomic_on_sm_80",
+                helper: "let a = cuda_device::atomic::DeviceAtomicU128::new(x as u128);\n    \
+                         a.swap(1, cuda_device::atomic::AtomicOrdering::Relaxed) as u32",
+                expected: "128-bit atomics (`atom.cas.b128`) need sm_90 or newer, but this build \
+                           targets sm_80",
+            },
+            "sm_80",
+        ),
     ];
     let failures: Vec<String> = cases
         .iter()

@@ -290,7 +290,7 @@ fn simd_lane_by_lane_at_every_stage() {
 /// intrinsics called through pointers have wrapper functions, trait upcasting reads the
 /// supertrait's vtable from the subtrait's, `NonNull<[T; N]>` and a user's pointer struct
 /// unsize, `Vec`/`Box`/`Box<dyn Trait>` allocate with CUDA's `malloc`, `f16` arithmetic is
-/// native; the PTX assembles.
+/// native, `u128` atomics are `atom.cas.b128`; the PTX assembles.
 #[test]
 fn rust_in_full_at_every_stage() {
     let mir = stage("golden_full", "mem2reg.mir");

@@ -5,7 +5,8 @@
 //! sees), GPU intrinsics called through function pointers, trait upcasting and unsizing through
 //! structs (`NonNull<[T; N]>`, a user's pointer type), and the device heap (`Vec`, `Box`,
 //! `Box<dyn Trait>`; an allocation that cannot succeed stops the kernel with an error), and
-//! `f16` arithmetic (bit for bit: every operation is correctly rounded on both sides).
+//! `f16` arithmetic (bit for bit: every operation is correctly rounded on both sides), and
+//! 128-bit atomics (sm_90: a compare-exchange loop and a swap on `u128`s).
 
 #![feature(float_algebraic, coerce_unsized, unsize, f16)]
 
@@ -269,6 +270,36 @@ mod kernels {
         }
     }
 
+    /// 128-bit atomics: every thread adds `x << 64 | 1` to the `u128` in `wide[0..2]` with a
+    /// compare-exchange loop, and swaps its own value into the `u128` in `wide[2..4]`,
+    /// writing the value it replaced.
+    #[kernel]
+    pub fn wide_atomics(wide: &mut [u64], x: &[u64], mut replaced: DisjointSlice<u64>) {
+        use cuda_device::atomic::AtomicOrdering::{AcqRel, Acquire, Relaxed};
+        use cuda_device::atomic::DeviceAtomicU128;
+        let i = thread::index_1d();
+        let base = wide.as_mut_ptr().cast::<u128>();
+        // SAFETY: the buffer holds two `u128`s, 16-aligned (device allocations are 256-aligned),
+        // accessed only atomically while the kernel runs.
+        let (sum, last) = unsafe {
+            (
+                DeviceAtomicU128::from_ptr(base),
+                DeviceAtomicU128::from_ptr(base.add(1)),
+            )
+        };
+        let add = u128::from(x[i.get()]) << 64 | 1;
+        let mut current = sum.load(Relaxed);
+        while let Err(seen) =
+            sum.compare_exchange(current, current.wrapping_add(add), AcqRel, Acquire)
+        {
+            current = seen;
+        }
+        let previous = last.swap(u128::from(x[i.get()]) << 64 | i.get() as u128, Relaxed);
+        if let Some(slot) = replaced.get_mut(i) {
+            *slot = (previous >> 64) as u64 ^ previous as u64;
+        }
+    }
+
     /// A special register read through a table of function pointers, and a warp vote passed
     /// as a `fn(bool) -> bool`.
     #[kernel]
@@ -512,6 +543,40 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         &gpu.stream.clone_dtoh(&out)?,
         &expected,
     );
+
+    // 128-bit atomics: a sum by compare-exchange, and a chain of swaps (each value replaced
+    // exactly once, the last one left in memory).
+    let wide_x: Vec<u64> = rng.vec(N, |r| r.next_u64());
+    let mut wide = gpu.stream.clone_htod(&vec![0u64; 4])?;
+    let mut replaced = gpu.stream.alloc_zeros::<u64>(N)?;
+    module.wide_atomics(
+        &gpu.stream,
+        cfg,
+        &mut wide,
+        &gpu.stream.clone_htod(&wide_x)?,
+        &mut replaced,
+    )?;
+    let wide = gpu.stream.clone_dtoh(&wide)?;
+    let replaced = gpu.stream.clone_dtoh(&replaced)?;
+    let sum = (0..N).fold(0u128, |s, i| {
+        s.wrapping_add(u128::from(wide_x[i]) << 64 | 1)
+    });
+    let sum_ok = (u128::from(wide[1]) << 64 | u128::from(wide[0])) == sum;
+    let folded = |i: usize| wide_x[i] ^ i as u64;
+    let mut seen: Vec<u64> = replaced.clone();
+    seen.push(wide[3] ^ wide[2]);
+    seen.sort_unstable();
+    let mut all: Vec<u64> = (0..N).map(folded).collect();
+    all.push(0);
+    all.sort_unstable();
+    let swaps_ok = seen == all;
+    println!(
+        "{} 128-bit atomics: compare-exchange sum {}, swap chain {}",
+        if sum_ok && swaps_ok { "ok  " } else { "FAIL" },
+        if sum_ok { "exact" } else { "WRONG" },
+        if swaps_ok { "complete" } else { "BROKEN" },
+    );
+    ok &= sum_ok && swaps_ok;
 
     // The device heap: Vec, Box, Box<dyn Trait> in every thread (in blocks of 256: the
     // kernel needs too many registers for blocks of 1,024 threads).
