@@ -19,7 +19,14 @@ fn stages(fixture: &'static str) -> PathBuf {
             let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
             let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
             let _ = std::fs::remove_dir_all(&out);
+            // The file names in `Location`s (of `#[track_caller]` calls) are the same on
+            // every checkout: the repository's path is remapped, as rustc allows.
+            let root = repo.canonicalize().expect("the repository's path");
             let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+                .env(
+                    "RUSTFLAGS",
+                    format!("--remap-path-prefix={}=/cuda-oxide", root.display()),
+                )
                 // Source lines have their own golden test (source_lines.rs); these snapshots
                 // are about the code.
                 .args(["pipeline", "--device-debug", "none", "--manifest-path"])
@@ -335,4 +342,69 @@ fn function_text(text: &str, header: &str) -> String {
     let rest = &text[start..];
     let end = rest.find("\n}").map_or(rest.len(), |end| end + 2);
     rest[..end].to_string()
+}
+
+/// Rust in full (`golden_full`): the `algebraic_*` float methods carry LLVM's fast-math flags
+/// (and `a * b + c` becomes an `fma`), warp operations take a member mask from a register,
+/// `Location::caller()` is a global `Location` passed to `#[track_caller]` functions, GPU
+/// intrinsics called through pointers have wrapper functions, trait upcasting reads the
+/// supertrait's vtable from the subtrait's, `NonNull<[T; N]>` and a user's pointer struct
+/// unsize, `Vec`/`Box`/`Box<dyn Trait>` allocate with CUDA's `malloc`, `f16` arithmetic is
+/// native, `u128` atomics are `atom.cas.b128`; the PTX assembles.
+#[test]
+fn rust_in_full_at_every_stage() {
+    let mir = stage("golden_full", "mem2reg.mir");
+    for expected in [
+        "mir.add_algebraic",
+        "mir.sub_algebraic",
+        "mir.mul_algebraic",
+        "mir.div_algebraic",
+        "mir.rem_algebraic",
+    ] {
+        assert!(mir.contains(expected), "no `{expected}`:\n{mir}");
+    }
+    let ll = stage("golden_full", "ll");
+    for expected in [
+        "fadd nsz arcp contract reassoc float",
+        "fmul nsz arcp contract reassoc float",
+        "fdiv nsz arcp contract reassoc double",
+        "call double @__nv_fmod",
+        "@llvm.nvvm.shfl.sync.bfly.i32(i32 %",
+        "@llvm.nvvm.vote.ballot.sync(i32 %",
+        "@llvm.nvvm.match.any.sync.i32(i32 %",
+        "@llvm.nvvm.bar.warp.sync(i32 %",
+        "c\"golden_full/src/lib.rs\\00\"",
+        "call i32 @golden_full__caller_line(ptr %",
+        "define internal i32 @golden_full__inner_line(ptr %",
+        "store ptr @__oxide_intrinsic_read_ptx_sreg_laneid",
+        "define internal i1 @__oxide_intrinsic_vote_all_sync(i1 %",
+        // The device heap: CUDA's `malloc`/`free`, `Box<dyn Shape>` dropped through its vtable.
+        "declare ptr @malloc(i64)",
+        "declare void @free(ptr)",
+        "drop_dyn",
+        // `f16`: native arithmetic, `%` through libdevice's `f32` `fmod`.
+        "fadd half",
+        "call float @__nv_fmodf(float",
+    ] {
+        assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
+    }
+    // `&dyn Shape` to `&dyn Scaled`: the vtable pointer in entry 5 of `Shape`'s.
+    assert!(
+        ll.lines()
+            .any(|l| l.contains("= getelementptr inbounds ptr, ptr %v") && l.ends_with(", i64 5")),
+        "no load of vtable entry 5:\n{ll}"
+    );
+    let ptx = stage("golden_full", "ptx");
+    for expected in [
+        "fma.rn.f32",
+        "vote.sync.ballot.b32",
+        "redux.sync.add",
+        "bar.warp.sync",
+    ] {
+        assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
+    }
+    if let Some(ptxas) = llvm_export::find_ptxas() {
+        llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    }
+    insta::assert_snapshot!("golden_full.ptx", ptx);
 }

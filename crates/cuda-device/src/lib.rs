@@ -3,23 +3,26 @@
 //! Code in a `#[kernel]` (and everything it calls) runs on the GPU. This crate gives it the
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
 //! talk to my warp ([`warp`]), share memory with my block ([`shared`]), update memory shared
-//! with other threads ([`atomic`]), read the clocks ([`time`]), and write my own element of an
-//! output ([`DisjointSlice`]). On Hopper (sm_90, sm_90a): asynchronous barriers ([`mbarrier`]),
-//! the tensor memory accelerator ([`tma`]), warpgroup matrix multiplies ([`wgmma`]), thread-block
-//! clusters ([`cluster`]) and register reallocation between warpgroups ([`warpgroup`]).
+//! with other threads ([`atomic`]), read the clocks ([`time`]), allocate ([`heap`]), and write
+//! my own element of an output ([`DisjointSlice`]). On Hopper (sm_90, sm_90a): asynchronous
+//! barriers ([`mbarrier`]), the tensor memory accelerator ([`tma`]), warpgroup matrix multiplies
+//! ([`wgmma`]), thread-block clusters ([`cluster`]) and register reallocation between
+//! warpgroups ([`warpgroup`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
 //! host code they panic with a message saying so, rather than returning a made-up value.
 //!
-//! The crate is `no_std`: device code may use `core`, not `std`.
+//! The crate is `no_std`: device code may use `core` and `alloc` (on the device heap,
+//! [`heap`]), not `std`.
 
 #![no_std]
-#![feature(core_float_math)]
+#![feature(core_float_math, ptr_alignment_type)]
 
 pub mod atomic;
 pub mod cluster;
 mod disjoint_slice;
+pub mod heap;
 mod intrinsic;
 pub mod mbarrier;
 pub mod printf;

@@ -273,6 +273,103 @@ intrinsics! {
     elect_sync: warp::elect_one() -> Bool
         = ptx("elect.sync _|$0, -1;", "=b"), memory None, sm 90, ptx 80, convergent;
 
+    // Warp operations over the lanes of a member mask (`__*_sync(mask, ...)`): every lane
+    // named in the mask must execute the same call with the same mask.
+
+    /// Waits until every lane of `mask` has reached it, and orders their memory accesses
+    /// (`__syncwarp(mask)`, `bar.warp.sync mask`).
+    bar_warp_sync_mask: warp::sync_mask(U32)
+        = llvm("llvm.nvvm.bar.warp.sync", &[Operand(0)]), memory ReadWrite, sm 30, ptx 60,
+        convergent;
+    /// 32 bits from lane `src_lane` among the lanes of `mask` (`__shfl_sync(mask, value, src_lane)`).
+    shfl_sync_idx_i32_mask: warp::shuffle_b32_sync(U32, U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.idx.i32", &[Operand(0), Operand(1), Operand(2), I32(31)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// 32 bits from lane `lane_id ^ lane_mask` among the lanes of `mask` (`__shfl_xor_sync`).
+    shfl_sync_bfly_i32_mask: warp::shuffle_xor_b32_sync(U32, U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.bfly.i32", &[Operand(0), Operand(1), Operand(2), I32(31)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// 32 bits from lane `lane_id + delta` among the lanes of `mask` (`__shfl_down_sync`).
+    shfl_sync_down_i32_mask: warp::shuffle_down_b32_sync(U32, U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.down.i32", &[Operand(0), Operand(1), Operand(2), I32(31)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// 32 bits from lane `lane_id - delta` among the lanes of `mask` (`__shfl_up_sync`).
+    shfl_sync_up_i32_mask: warp::shuffle_up_b32_sync(U32, U32, U32) -> U32
+        = llvm("llvm.nvvm.shfl.sync.up.i32", &[Operand(0), Operand(1), Operand(2), I32(0)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// Whether `pred` holds in every lane of `mask` (`__all_sync(mask, pred)`).
+    vote_all_sync_mask: warp::all_sync(U32, Bool) -> Bool
+        = llvm("llvm.nvvm.vote.all.sync", &[Operand(0), Operand(1)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// Whether `pred` holds in some lane of `mask` (`__any_sync(mask, pred)`).
+    vote_any_sync_mask: warp::any_sync(U32, Bool) -> Bool
+        = llvm("llvm.nvvm.vote.any.sync", &[Operand(0), Operand(1)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// Whether `pred` is the same in every lane of `mask` (`__uni_sync(mask, pred)`).
+    vote_uni_sync_mask: warp::uni_sync(U32, Bool) -> Bool
+        = llvm("llvm.nvvm.vote.uni.sync", &[Operand(0), Operand(1)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// The lanes of `mask` where `pred` holds (`__ballot_sync(mask, pred)`).
+    vote_ballot_sync_mask: warp::ballot_sync(U32, Bool) -> U32
+        = llvm("llvm.nvvm.vote.ballot.sync", &[Operand(0), Operand(1)]),
+        memory None, sm 30, ptx 60, convergent;
+    /// The lanes of `mask` whose `value` equals this lane's (`__match_any_sync(mask, value)`).
+    match_any_sync_i32_mask: warp::match_any_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.match.any.sync.i32", &[Operand(0), Operand(1)]),
+        memory None, sm 70, ptx 60, convergent;
+    /// The lanes of `mask` whose 64-bit `value` equals this lane's.
+    match_any_sync_i64_mask: warp::match_any_u64_sync(U32, U64) -> U32
+        = llvm("llvm.nvvm.match.any.sync.i64", &[Operand(0), Operand(1)]),
+        memory None, sm 70, ptx 60, convergent;
+    /// Whether every lane of `mask` holds the same `value` (`__match_all_sync(mask, ...)`).
+    match_all_sync_i32_mask: warp::match_all_sync(U32, U32) -> Bool
+        = ptx("match.all.sync.b32 _|$0, $2, $1;", "=b,r,r"),
+        memory None, sm 70, ptx 60, convergent;
+    /// Whether every lane of `mask` holds the same 64-bit `value`.
+    match_all_sync_i64_mask: warp::match_all_u64_sync(U32, U64) -> Bool
+        = ptx("match.all.sync.b64 _|$0, $2, $1;", "=b,r,l"),
+        memory None, sm 70, ptx 60, convergent;
+    /// The wrapping sum of `value` over the lanes of `mask` (`__reduce_add_sync(mask, value)`).
+    redux_sync_add_mask: warp::reduce_add_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.add", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The wrapping sum of a signed `value` over the lanes of `mask`.
+    redux_sync_add_i32_mask: warp::reduce_add_i32_sync(U32, I32) -> I32
+        = llvm("llvm.nvvm.redux.sync.add", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The smallest `value` of the lanes of `mask` (`__reduce_min_sync(mask, value)`).
+    redux_sync_umin_mask: warp::reduce_min_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.umin", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The largest `value` of the lanes of `mask` (`__reduce_max_sync(mask, value)`).
+    redux_sync_umax_mask: warp::reduce_max_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.umax", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The smallest signed `value` of the lanes of `mask`.
+    redux_sync_min_mask: warp::reduce_min_i32_sync(U32, I32) -> I32
+        = llvm("llvm.nvvm.redux.sync.min", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The largest signed `value` of the lanes of `mask`.
+    redux_sync_max_mask: warp::reduce_max_i32_sync(U32, I32) -> I32
+        = llvm("llvm.nvvm.redux.sync.max", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The bitwise and of `value` over the lanes of `mask`.
+    redux_sync_and_mask: warp::reduce_and_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.and", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The bitwise or of `value` over the lanes of `mask`.
+    redux_sync_or_mask: warp::reduce_or_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.or", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// The bitwise exclusive or of `value` over the lanes of `mask`.
+    redux_sync_xor_mask: warp::reduce_xor_sync(U32, U32) -> U32
+        = llvm("llvm.nvvm.redux.sync.xor", &[Operand(1), Operand(0)]),
+        memory None, sm 80, ptx 70, convergent;
+    /// `true` in exactly one lane of `mask`, the same one in each of them
+    /// (`elect.sync _|p, mask`).
+    elect_sync_mask: warp::elect_one_sync(U32) -> Bool
+        = ptx("elect.sync _|$0, $1;", "=b,r"), memory None, sm 90, ptx 80, convergent;
+
     // Block barriers and memory fences.
 
     /// Waits until every thread of the block has reached it; their earlier memory accesses

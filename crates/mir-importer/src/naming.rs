@@ -28,7 +28,7 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     if let Some(base) = reserved_oxide_symbols::device_extern_base_name(&path) {
         return base.to_owned();
     }
-    if let Some(symbol) = crate::shims::shim_for(&path).and_then(path_symbol) {
+    if let Some(symbol) = crate::shims::shim_for(&canonical_path(instance)).and_then(path_symbol) {
         return symbol;
     }
     // An intrinsic with a fallback body is called under the symbol of that body.
@@ -38,6 +38,21 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
         Some(symbol) => symbol,
         None => instance.mangled_name(),
     }
+}
+
+/// The path of `instance`'s item as its crate defines it (`alloc::alloc::__rust_alloc`), not
+/// as the current crate sees it (`my_crate::alloc::alloc::__rust_alloc` after `extern crate
+/// alloc;`): what [`crate::shims`] lists.
+fn canonical_path(instance: &Instance) -> String {
+    use rustc_middle::ty::print::{
+        with_no_trimmed_paths, with_no_visible_paths, with_resolve_crate_name,
+    };
+    rustc_middle::ty::tls::with(|tcx| {
+        let def_id = rustc_public::rustc_internal::internal(tcx, *instance).def_id();
+        with_no_visible_paths!(with_no_trimmed_paths!(with_resolve_crate_name!(
+            tcx.def_path_str(def_id)
+        )))
+    })
 }
 
 /// The symbol of a `static` item: its path with reserved names stripped (a static declared in a

@@ -203,8 +203,12 @@ pub fn run_pipeline(
         &print_op(&ctx, module.get_operation()),
     )?;
 
-    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic needs it.
+    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic or a
+    // 128-bit atomic needs it.
+    let atomics_128 = uses_128_bit_atomics(&ctx, module.get_operation())
+        .then_some(dialect_mir::ops::PTX_ISA_OF_128_BIT_ATOMICS);
     let ptx_isa = dialect_nvvm::required_ptx_isa(&ctx, module.get_operation())
+        .max(atomics_128)
         .filter(|&required| required > target.min_ptx_isa());
 
     let started = Instant::now();
@@ -325,7 +329,7 @@ fn translate_module(
     let module = ModuleOp::new(ctx, name);
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
-    let mut globals = GlobalRegistry::new(module_block);
+    let mut globals = GlobalRegistry::new(module_block, target);
     let mut rustc_mir = String::new();
     for (index, function) in functions.iter().enumerate() {
         let Some(body) = function.instance.body() else {
@@ -394,4 +398,27 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Whether the module holds a 128-bit atomic (`atom.cas.b128`, PTX ISA 8.3).
+fn uses_128_bit_atomics(
+    ctx: &Context,
+    module: pliron::context::Ptr<pliron::operation::Operation>,
+) -> bool {
+    use pliron::graph::walkers::{IRNode, WalkConfig, uninterruptible::immutable::walk_op};
+    let mut found = false;
+    walk_op(
+        ctx,
+        &mut found,
+        &WalkConfig::default(),
+        module,
+        |ctx, found: &mut bool, node| {
+            if let IRNode::Operation(op) = node
+                && dialect_mir::ops::is_128_bit_atomic(ctx, op)
+            {
+                *found = true;
+            }
+        },
+    );
+    found
 }

@@ -326,7 +326,9 @@ fn panic_bound_blocks<'tcx>(
                 TerminatorKind::Call {
                     func, target: None, ..
                 } => match *func.ty(body, tcx).kind() {
-                    ty::FnDef(def_id, _) => tcx.crate_name(def_id.krate).as_str() == "core",
+                    ty::FnDef(def_id, _) => {
+                        matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "alloc")
+                    }
                     _ => false,
                 },
                 kind => {

@@ -70,6 +70,12 @@ pub struct FnTranslator<'a> {
     /// The source location of each span seen, which every op translated from it carries (for
     /// the debug metadata that puts Rust lines into the PTX); `None` when ops carry none.
     locations: Option<HashMap<Span, Location>>,
+    /// The function being translated.
+    pub(crate) instance: rustc_public::mir::mono::Instance,
+    /// The index of the MIR block being translated.
+    pub(crate) current_block: Option<usize>,
+    /// The hidden `&Location` parameter of a `#[track_caller]` function.
+    pub(crate) caller_location_param: Option<Value>,
 }
 
 impl FnTranslator<'_> {
@@ -120,6 +126,11 @@ pub fn translate_function(
             param_access.push(super::param_access::param_access(param.ty));
         }
     }
+    let tracks_caller = super::caller_location::requires_caller_location(&function.instance);
+    if tracks_caller {
+        let location = super::caller_location::caller_location_ty();
+        param_types.push(types.translate(ctx, location)?);
+    }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
         .into_iter()
         .collect();
@@ -160,6 +171,9 @@ pub fn translate_function(
         current_span: None,
         op_spans: HashMap::new(),
         locations: locations.then(HashMap::new),
+        instance: function.instance,
+        current_block: None,
+        caller_location_param: None,
     };
     let body_loc = fx.location(body.span);
     if !body_loc.is_unknown() {
@@ -177,6 +191,10 @@ pub fn translate_function(
     // The entry block (slots, parameters) is at the function's own line.
     fx.current_span = Some(body.span);
     fx.emit_slots(&arg_locals, entry)?;
+    if tracks_caller {
+        let last = entry.deref(fx.ctx).get_num_arguments() - 1;
+        fx.caller_location_param = Some(entry.deref(fx.ctx).get_argument(last));
+    }
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
 
@@ -185,6 +203,7 @@ pub fn translate_function(
             continue;
         };
         fx.inserter = IRInserter::new_at_block_end(target);
+        fx.current_block = Some(index);
         if fx.panic_bound[index] {
             fx.emit(TrapOp::new);
             continue;
@@ -337,7 +356,7 @@ impl FnTranslator<'_> {
                         .operand_ty(func)
                         .ok()
                         .and_then(|ty| ty.kind().fn_def().map(|(def, _)| def.krate().name))
-                        .is_some_and(|krate| krate == "core"),
+                        .is_some_and(|krate| krate == "core" || krate == "alloc"),
                     _ => {
                         let successors = match self.decided_switch(kind) {
                             Some(target) => vec![target],

@@ -118,14 +118,17 @@ impl FnTranslator<'_> {
             }
             return self.continue_to(target);
         }
-        if def.krate().name == "core" && target.is_none() {
-            // A panic (or `unwrap` failure, bounds check...): the kernel traps. Its arguments
-            // (messages, locations) are never evaluated.
+        if matches!(def.krate().name.as_str(), "core" | "alloc") && target.is_none() {
+            // A panic (or `unwrap` failure, bounds check, `handle_alloc_error`...): the kernel
+            // traps. Its arguments (messages, locations) are never evaluated.
             self.emit(TrapOp::new);
             return Ok(());
         }
 
-        let values = self.call_arguments(abi, args)?;
+        let mut values = self.call_arguments(abi, args)?;
+        if super::caller_location::requires_caller_location(&instance) {
+            values.push(self.caller_location()?);
+        }
         let name = crate::naming::export_name(&instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
@@ -257,13 +260,40 @@ impl FnTranslator<'_> {
         let pointer = match place_ref.address {
             Some(Address::Thin(ptr)) => ptr,
             Some(Address::Slice(slice)) => slice,
-            Some(Address::Dyn(_)) => {
-                unsupported!("dropping a trait object in place (`{}`)", place_ref.ty)
-            }
+            Some(Address::Dyn(object)) => return self.drop_dyn(object),
             None => return Ok(()),
         };
         let name = crate::naming::export_name(&glue, false);
         self.emit_call(&name, vec![pointer], None)?;
+        Ok(())
+    }
+
+    /// Drops the value behind the trait object `object` in place (`Box<dyn Trait>`'s drop):
+    /// the drop glue in entry 0 of its vtable, unless that entry is null (rustc's vtable for a
+    /// type without drop glue), as rustc's own backends do.
+    fn drop_dyn(&mut self, object: Value) -> TResult<()> {
+        let fn_ptr = super::types::fn_pointer_type(self.ctx);
+        let glue = self.vtable_entry(object, 0, fn_ptr)?;
+        let usize_ty = dialect_mir::types::usize_type(self.ctx);
+        let address = self
+            .emit(|ctx| PtrToIntOp::new(ctx, glue, usize_ty.into()))
+            .result(self.ctx);
+        let zero = self.usize_constant(0);
+        let has_glue = self
+            .emit(|ctx| NeOp::new(ctx, address, zero))
+            .result(self.ctx);
+        let call = self.new_block("drop_dyn");
+        let next = self.new_block("dropped");
+        self.emit(|ctx| CondBrOp::new(ctx, has_glue, call, next));
+        self.inserter = pliron::irbuild::inserter::IRInserter::new_at_block_end(call);
+        let byte_ptr = self.byte_pointer_type();
+        let data = self
+            .emit(|ctx| DynDataOp::new(ctx, object, byte_ptr))
+            .result(self.ctx);
+        let glue_ty = FunctionType::get(self.ctx, vec![byte_ptr], vec![]);
+        self.emit(|ctx| CallIndirectOp::new(ctx, glue, glue_ty, vec![data]));
+        self.emit(|ctx| GotoOp::new(ctx, next));
+        self.inserter = pliron::irbuild::inserter::IRInserter::new_at_block_end(next);
         Ok(())
     }
 

@@ -392,6 +392,11 @@ conversions! {
     mir::MulOp => arithmetic::binary[Binary::Mul];
     mir::DivOp => arithmetic::binary[Binary::Div];
     mir::RemOp => arithmetic::binary[Binary::Rem];
+    mir::AlgebraicAddOp => arithmetic::algebraic[Binary::Add];
+    mir::AlgebraicSubOp => arithmetic::algebraic[Binary::Sub];
+    mir::AlgebraicMulOp => arithmetic::algebraic[Binary::Mul];
+    mir::AlgebraicDivOp => arithmetic::algebraic[Binary::Div];
+    mir::AlgebraicRemOp => arithmetic::algebraic[Binary::Rem];
     mir::BitAndOp => arithmetic::binary[Binary::And];
     mir::BitOrOp => arithmetic::binary[Binary::Or];
     mir::BitXorOp => arithmetic::binary[Binary::Xor];
