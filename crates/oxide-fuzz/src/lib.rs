@@ -22,7 +22,7 @@ mod ty;
 
 pub use expr::{Expr, Kind};
 pub use generate::generate;
-pub use program::{Edit, Let, Program, SUPPORT};
+pub use program::{Edit, Let, Program, SUPPORT, mentions};
 pub use rng::{Rng, splitmix64};
 pub use ty::Ty;
 
