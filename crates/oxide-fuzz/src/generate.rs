@@ -214,7 +214,7 @@ impl Gen {
     fn int_expr(&mut self, t: Ty, d: usize, env: &Env) -> Expr {
         let name = t.name();
         let mut b = Nb::default();
-        let tpl = match self.rng.below(16) {
+        let tpl = match self.rng.below(18) {
             0 => {
                 let op = self.rng.pick(&["add", "sub", "mul"]);
                 let (x, y) = (self.expr(t, d, env), self.expr(t, d, env));
@@ -334,6 +334,35 @@ impl Gen {
                 let (x, y) = (self.expr(t, d, env), self.expr(t, d, env));
                 format!("(fz::gmix({}, {}))", b.s(x), b.s(y))
             }
+            13 => {
+                let (x, y) = (self.expr(t, d, env), self.expr(t, d, env));
+                let (x, y) = (b.s(x), b.s(y));
+                let seven = t.small(7);
+                let one = t.small(1);
+                match self.rng.below(5) {
+                    // Plain operators (overflow-checked in debug builds) on operands that
+                    // cannot overflow.
+                    0 => format!("(({x} & {seven}) * ({y} & {seven}))"),
+                    1 => format!("(({x} >> {one}) + ({y} >> {one}))"),
+                    2 if t.is_signed() => format!("(({x} >> {one}) - ({y} >> 2))"),
+                    2 => format!("(({x} | {one}) - ({x} & {one}))"),
+                    3 => format!(
+                        "({{ let (r, o) = {x}.overflowing_{}({y}); if o {{ !r }} else {{ r }} }})",
+                        self.rng.pick(&["add", "sub", "mul"])
+                    ),
+                    _ => format!("({name}::from_be_bytes({x}.to_le_bytes()))"),
+                }
+            }
+            14 => {
+                let x = self.expr(t, d, env);
+                let x = b.s(x);
+                match self.rng.below(4) {
+                    0 => format!("({x}.leading_ones() as {name})"),
+                    1 => format!("({x}.trailing_ones() as {name})"),
+                    2 => format!("({x}.checked_ilog10().unwrap_or(3) as {name})"),
+                    _ => format!("({x}.to_be())"),
+                }
+            }
             _ => {
                 let from = self.ty();
                 let x = self.expr(from, d, env);
@@ -398,6 +427,9 @@ impl Gen {
                     "fract",
                     "round_ties_even",
                     "recip",
+                    "signum",
+                    "to_degrees",
+                    "to_radians",
                 ]);
                 let x = self.expr(t, d, env);
                 format!("({}.{op}())", b.s(x))
@@ -495,7 +527,11 @@ impl Gen {
 
     /// Control flow and compound values, producing a `t`.
     fn structural(&mut self, t: Ty, d: usize, env: &Env) -> Expr {
-        match self.rng.below(13) {
+        match self.rng.below(17) {
+            13 => self.ordering_expr(t, d, env),
+            14 => self.block_expr(t, d, env),
+            15 => self.place_expr(t, d, env),
+            16 => self.conversion_expr(t, d, env),
             0 | 1 => self.if_expr(t, d, env),
             2 => self.match_expr(t, d, env),
             3 => self.loop_expr(t, d, env),
@@ -888,7 +924,7 @@ impl Gen {
         } else {
             ("^", s.small(0))
         };
-        let extra = match self.rng.below(7) {
+        let extra = match self.rng.below(12) {
             0 => (
                 format!("{a}.iter().fold({zero}, |acc, &w| (acc {combine} w))"),
                 s,
@@ -907,6 +943,17 @@ impl Gen {
                 let other: Vec<String> = (0..len).map(|_| self.lit_text(s)).collect();
                 (format!("({a} == [{}])", other.join(", ")), Ty::Bool)
             }
+            6 => (format!("fz::arr_fold({a}, {init})"), s),
+            7 if !s.is_float() => (
+                format!("{a}.windows(2).fold({init}, |acc, w| acc.wrapping_add(w[0] ^ w[1]))"),
+                s,
+            ),
+            8 => (
+                format!("{a}.chunks(2).map(|c| c.len()).sum::<usize>()"),
+                Ty::Usize,
+            ),
+            9 => (format!("{a}.last().copied().unwrap_or({init})"), s),
+            10 if !s.is_float() => (format!("{a}.iter().copied().max().unwrap_or({init})"), s),
             _ => (format!("{a}[{lo}..].len()"), Ty::Usize),
         };
         places.push(extra);
@@ -923,7 +970,21 @@ impl Gen {
         if self.rng.chance(30) {
             stmts.push_str(&format!("{a}.swap(0, {}); ", len - 1));
         }
-        let body = self.expr(t, d, &inner);
+        if !s.is_float() && self.rng.chance(25) {
+            stmts.push_str(&format!("{a}.sort_unstable(); "));
+        }
+        let body = if self.rng.chance(50) {
+            let (place, pt) = places[self.rng.below(places.len())].clone();
+            let e = self.convert(Expr::var(pt, place), t);
+            let other = self.expr(t, d, &inner);
+            if t == Ty::Bool {
+                Expr::node(t, "($0$ ^ $1$)", vec![e, other], &[0, 1])
+            } else {
+                Expr::node(t, "(fz::pick(true, $0$, $1$))", vec![e, other], &[0, 1])
+            }
+        } else {
+            self.expr(t, d, &inner)
+        };
         let tpl = format!(
             "({{ let mut {a}: [{sn}; {len}] = [{}]; {stmts}{} }})",
             elems.join(", "),
@@ -1031,6 +1092,161 @@ impl Gen {
             }
         };
         b.done(t, tpl)
+    }
+
+    /// `cmp`/`partial_cmp` and a `match` on the `Ordering`.
+    fn ordering_expr(&mut self, t: Ty, d: usize, env: &Env) -> Expr {
+        let s = self.num_ty();
+        let mut b = Nb::default();
+        let (x, y) = (self.expr(s, d, env), self.expr(s, d, env));
+        let (x, y) = (b.k(x), b.k(y));
+        let (r1, r2, r3) = (
+            self.expr(t, d, env),
+            self.expr(t, d, env),
+            self.expr(t, d, env),
+        );
+        let (r1, r2, r3) = (b.s(r1), b.s(r2), b.s(r3));
+        let tpl = if s.is_float() {
+            format!(
+                "(match {x}.partial_cmp(&{y}) {{ Some(core::cmp::Ordering::Less) => {r1}, Some(o) if o.is_ge() => {r2}, _ => {r3} }})"
+            )
+        } else if self.rng.chance(50) {
+            format!(
+                "(match {x}.cmp(&{y}) {{ core::cmp::Ordering::Less => {r1}, core::cmp::Ordering::Equal => {r2}, core::cmp::Ordering::Greater => {r3} }})"
+            )
+        } else {
+            format!(
+                "(match fz::id({x}.cmp(&{y}).then({y}.cmp(&{x})).reverse()) {{ core::cmp::Ordering::Greater => {r1}, o if o.is_eq() => {r2}, _ => {r3} }})"
+            )
+        };
+        b.done(t, tpl)
+    }
+
+    /// Labeled blocks, `let else`, `while let`.
+    fn block_expr(&mut self, t: Ty, d: usize, env: &Env) -> Expr {
+        let n = self.n();
+        let name = t.name();
+        let mut b = Nb::default();
+        let tpl = match self.rng.below(3) {
+            0 => {
+                let (c, x, y) = (
+                    self.expr(Ty::Bool, d, env),
+                    self.expr(t, d, env),
+                    self.expr(t, d, env),
+                );
+                format!(
+                    "('b{n}: {{ if {} {{ break 'b{n} {}; }} {} }})",
+                    b.k(c),
+                    b.s(x),
+                    b.s(y)
+                )
+            }
+            1 => {
+                let s = self.int_ty();
+                let m = format!("m{n}");
+                let (x, y) = (self.expr(s, d, env), self.expr(s, d, env));
+                let dflt = self.expr(t, d, env);
+                let body = self.expr(t, d, &with(env, &[(m.clone(), s)]));
+                format!(
+                    "('b{n}: {{ let Some({m}) = {}.checked_mul({}) else {{ break 'b{n} {}; }}; {} }})",
+                    b.k(x),
+                    b.k(y),
+                    b.s(dflt),
+                    b.k(body)
+                )
+            }
+            _ => {
+                let s = self.int_ty();
+                let (i, w, acc) = (format!("i{n}"), format!("w{n}"), format!("acc{n}"));
+                let k = self.rng.range(1, 7);
+                let map = self.expr(s, d, &with(env, &[(i.clone(), Ty::U32)]));
+                let init = self.expr(t, d, env);
+                let body = self.expr(t, d, &with(env, &[(acc.clone(), t), (w.clone(), s)]));
+                format!(
+                    "({{ let mut it{n} = (0..{k}u32).map(|{i}| {}); let mut {acc}: {name} = {}; while let Some({w}) = it{n}.next() {{ {acc} = {}; }} {acc} }})",
+                    b.k(map),
+                    b.s(init),
+                    b.k(body)
+                )
+            }
+        };
+        b.done(t, tpl)
+    }
+
+    /// Places behind references: `&mut` to a local, `mem::swap`, a slice of a local array.
+    fn place_expr(&mut self, t: Ty, d: usize, env: &Env) -> Expr {
+        let n = self.n();
+        let name = t.name();
+        let mut b = Nb::default();
+        if t == Ty::Bool {
+            let (x, y) = (self.expr(t, d, env), self.expr(t, d, env));
+            let tpl = format!(
+                "({{ let mut p{n} = {}; let mut q{n} = {}; core::mem::swap(&mut p{n}, &mut q{n}); p{n} & !q{n} }})",
+                b.s(x),
+                b.s(y)
+            );
+            return b.done(t, tpl);
+        }
+        let (x, y, z) = (
+            self.expr(t, d, env),
+            self.expr(t, d, env),
+            self.expr(t, d, env),
+        );
+        let tpl = match self.rng.below(3) {
+            0 => format!(
+                "({{ let mut m{n}: {name} = {}; fz::mix_into(&mut m{n}, {}); let r{n} = &mut m{n}; fz::mix_into(r{n}, {}); m{n} }})",
+                b.s(x),
+                b.k(y),
+                b.k(z)
+            ),
+            1 => format!(
+                "({{ let mut p{n}: {name} = {}; let mut q{n}: {name} = {}; core::mem::swap(&mut p{n}, &mut q{n}); fz::gmix(p{n}, fz::gmix(q{n}, {})) }})",
+                b.s(x),
+                b.s(y),
+                b.k(z)
+            ),
+            _ => format!(
+                "({{ let a{n} = [{}, {}, {}]; let (l{n}, r{n}) = a{n}.split_at(1); fz::gmix(fz::slice_fold(r{n}, l{n}[0]), fz::arr_fold(a{n}, {})) }})",
+                b.k(x),
+                b.k(y),
+                b.k(z),
+                t.small(1)
+            ),
+        };
+        b.done(t, tpl)
+    }
+
+    /// `TryFrom`, `From`, `char`.
+    fn conversion_expr(&mut self, t: Ty, d: usize, env: &Env) -> Expr {
+        let mut b = Nb::default();
+        if t.is_int() {
+            let s = self.int_ty();
+            let (x, dflt) = (self.expr(s, d, env), self.expr(t, d, env));
+            let tpl = format!(
+                "({}::try_from({}).unwrap_or({}))",
+                t.name(),
+                b.k(x),
+                b.s(dflt)
+            );
+            return b.done(t, tpl);
+        }
+        let x = self.expr(Ty::U32, d, env);
+        let x = b.k(x);
+        let e = match self.rng.below(3) {
+            0 => b.done(
+                Ty::U32,
+                format!("(char::from_u32({x}).map_or(7u32, |c| c.to_ascii_uppercase() as u32))"),
+            ),
+            1 => b.done(
+                Ty::Bool,
+                format!("((({x} & 127) as u8 as char).is_ascii_alphanumeric())"),
+            ),
+            _ => b.done(
+                Ty::U32,
+                format!("(char::from_digit({x} % 36, 36).map_or(0u32, u32::from))"),
+            ),
+        };
+        self.convert(e, t)
     }
 
     fn helper_call(&mut self, t: Ty, d: usize, env: &Env) -> Expr {

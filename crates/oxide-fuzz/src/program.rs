@@ -115,6 +115,22 @@ pub fn gmix<T: Num>(a: T, b: T) -> T {
     a.mix(b).mix(a)
 }
 
+/// Mixes `y` into the value behind `x`.
+pub fn mix_into<T: Num>(x: &mut T, y: T) {
+    *x = x.mix(y);
+}
+
+/// Folds an array of any length (a const generic).
+pub fn arr_fold<T: Num, const N: usize>(a: [T; N], init: T) -> T {
+    let mut acc = init;
+    let mut i = 0;
+    while i < N {
+        acc = acc.mix(a[i]);
+        i += 1;
+    }
+    acc
+}
+
 pub fn slice_fold<T: Num>(s: &[T], init: T) -> T {
     let mut acc = init;
     for &v in s {
