@@ -131,13 +131,23 @@ pub enum FuzzAction {
 /// A fuzzing campaign.
 #[derive(Debug, Clone, Args)]
 pub struct FuzzOptions {
-    /// The seeds, `A..B` (B excluded), or one seed.
-    #[arg(long, value_name = "A..B", value_parser = crate::fuzz::parse_seeds, default_value = "0..100")]
-    pub seeds: std::ops::Range<u64>,
+    /// The seeds, `A..B` (B excluded), or one seed (default: 0..100, none with --programs).
+    #[arg(long, value_name = "A..B", value_parser = crate::fuzz::parse_seeds)]
+    pub seeds: Option<std::ops::Range<u64>>,
+
+    /// Also build the programs of this folder (each `<seed>.rs` a module with
+    /// `pub fn run(x: u64) -> u64`, e.g. reduced reproducers) as one more batch.
+    #[arg(long, value_name = "DIR")]
+    pub programs: Option<PathBuf>,
 
     /// How many programs share one crate (one build).
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub batch: usize,
+
+    /// Build with the release profile: no overflow checks, and rustc's MIR optimisations
+    /// (inlining among them) before the device code is translated.
+    #[arg(long)]
+    pub release: bool,
 
     /// Batches built at once (each in its own target directory).
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -164,6 +174,10 @@ pub struct ReduceOptions {
     /// llc-failure, ptxas-failure, rustc-rejected, cpu-panic.
     #[arg(long)]
     pub class: Option<String>,
+
+    /// Build with the release profile.
+    #[arg(long)]
+    pub release: bool,
 
     /// Keep only candidates whose error message contains this text.
     #[arg(long)]
@@ -294,7 +308,7 @@ mod tests {
             panic!("not the fuzz command");
         };
         assert!(fuzz.action.is_none());
-        assert_eq!(fuzz.campaign.seeds, 0..2000);
+        assert_eq!(fuzz.campaign.seeds, Some(0..2000));
         assert_eq!(fuzz.campaign.jobs, 2);
         let parsed = Cli::try_parse_from(["cargo-oxide", "fuzz", "reduce", "17"]);
         let Command::Fuzz(fuzz) = parsed.unwrap().command else {

@@ -13,6 +13,50 @@ use std::process::{Command, ExitCode};
 
 use oxide_fuzz::Program;
 
+/// A program to build: its seed and the text of its module (generated, reduced, or a
+/// regression reproducer from a file).
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub seed: u64,
+    pub text: String,
+}
+
+impl Unit {
+    fn of(program: &Program) -> Unit {
+        Unit {
+            seed: program.seed,
+            text: program.render(),
+        }
+    }
+
+    /// The reproducers of a folder: every `<seed>.rs`, in seed order.
+    fn from_dir(dir: &Path) -> Result<Vec<Unit>, OxideError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| OxideError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let mut units = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(seed) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".rs"))
+                .and_then(|n| n.parse().ok())
+            else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&path).map_err(|source| OxideError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            units.push(Unit { seed, text });
+        }
+        units.sort_by_key(|u| u.seed);
+        Ok(units)
+    }
+}
+
 use crate::backend;
 use crate::bundle;
 use crate::cli::{BuildTarget, FuzzOptions, ReduceOptions};
@@ -99,6 +143,8 @@ struct Workspace {
     ptxas: Option<PathBuf>,
     /// Every build's outcome is appended here.
     log: PathBuf,
+    /// Build with the release profile (no overflow checks, rustc's MIR optimisations).
+    release: bool,
 }
 
 /// A batch that built: its artifacts, and the programs in it.
@@ -116,7 +162,7 @@ struct Failure {
 }
 
 impl Workspace {
-    fn new(dir: &Path, target_dir: PathBuf) -> Result<Self, OxideError> {
+    fn new(dir: &Path, target_dir: PathBuf, release: bool) -> Result<Self, OxideError> {
         std::fs::create_dir_all(dir).map_err(|source| OxideError::Io {
             path: dir.to_owned(),
             source,
@@ -127,11 +173,12 @@ impl Workspace {
             backend: backend::backend_dylib(false)?,
             ptxas: find_ptxas(),
             log: dir.join("builds.log"),
+            release,
         })
     }
 
     /// Writes the crate `name` holding `programs`.
-    fn write_crate(&self, name: &str, programs: &[Program]) -> Result<PathBuf, OxideError> {
+    fn write_crate(&self, name: &str, programs: &[Unit]) -> Result<PathBuf, OxideError> {
         let root = backend::repo_root()?;
         let dir = self.dir.join(name);
         let _ = std::fs::remove_dir_all(dir.join("src"));
@@ -148,7 +195,8 @@ impl Workspace {
             &format!(
                 "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
                  [dependencies]\ncuda-device = {{ path = {} }}\ncuda-host = {{ path = {} }}\noxide-fuzz = {{ path = {} }}\n\n\
-                 [profile.dev]\ndebug = false\nincremental = false\nstrip = true\n\n[workspace]\n",
+                 [profile.dev]\ndebug = false\nincremental = false\nstrip = true\n\n\
+                 [profile.release]\nincremental = false\nstrip = true\n\n[workspace]\n",
                 path("cuda-device"),
                 path("cuda-host"),
                 path("oxide-fuzz"),
@@ -165,14 +213,14 @@ impl Workspace {
         let mut kernels = String::new();
         let mut table = String::new();
         for p in programs {
-            let module = p.module_name();
-            write(&dir.join(format!("src/{module}.rs")), &p.render())?;
+            let module = format!("prog_{}", p.seed);
+            write(&dir.join(format!("src/{module}.rs")), &p.text)?;
             main.push_str(&format!("mod {module};\n"));
             kernels.push_str(&format!(
                 "    #[kernel]\n    pub fn {}(input: &[u64], mut out: DisjointSlice<u64>) {{\n        \
                  let i = thread::index_1d();\n        if let Some(o) = out.get_mut(i) {{\n            \
                  *o = crate::{module}::run(input[i.get()]);\n        }}\n    }}\n\n",
-                p.kernel_name()
+                format_args!("k_{}", p.seed)
             ));
             table.push_str(&format!("    ({}, {module}::run),\n", p.seed));
         }
@@ -186,16 +234,12 @@ impl Workspace {
     }
 
     /// Builds the crate `name` with `programs`, and checks its PTX with ptxas.
-    fn build(
-        &self,
-        name: &str,
-        programs: &[Program],
-    ) -> Result<Result<Built, Failure>, OxideError> {
+    fn build(&self, name: &str, programs: &[Unit]) -> Result<Result<Built, Failure>, OxideError> {
         let manifest = self.write_crate(name, programs)?;
         let target = BuildTarget {
             example: None,
             manifest_path: Some(manifest.clone()),
-            release: false,
+            release: self.release,
             arch: Some("sm_90".to_owned()),
             features: Vec::new(),
             verbose: false,
@@ -207,6 +251,9 @@ impl Workspace {
             .env("CARGO_INCREMENTAL", "0")
             .args(["build", "--color", "never", "--manifest-path"])
             .arg(&manifest);
+        if self.release {
+            cargo.arg("--release");
+        }
         let output = cargo.output().map_err(|source| OxideError::Spawn {
             command: "cargo build".into(),
             source,
@@ -226,7 +273,9 @@ impl Workspace {
         if !output.status.success() {
             return Ok(Err(classify_build(&stderr, programs)));
         }
-        let artifacts = self.target_dir.join("debug");
+        let artifacts = self
+            .target_dir
+            .join(if self.release { "release" } else { "debug" });
         let ptx = user_build::publish_ptx(&artifacts)?
             .into_iter()
             .find(|p| p.file_stem().is_some_and(|s| s == name))
@@ -272,9 +321,9 @@ impl Workspace {
     fn settle(
         &self,
         name: &str,
-        programs: Vec<Program>,
+        programs: Vec<Unit>,
         results: &mut BTreeMap<u64, (Class, String)>,
-    ) -> Result<Option<(Built, Vec<Program>)>, OxideError> {
+    ) -> Result<Option<(Built, Vec<Unit>)>, OxideError> {
         if programs.is_empty() {
             return Ok(None);
         }
@@ -315,7 +364,7 @@ impl Workspace {
 }
 
 /// The class, message and named programs of a failed build's messages.
-fn classify_build(stderr: &str, programs: &[Program]) -> Failure {
+fn classify_build(stderr: &str, programs: &[Unit]) -> Failure {
     let errors: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("error") && !l.starts_with("error: could not compile"))
@@ -426,12 +475,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<ExitCode, OxideError> {
         *counts.entry(*class).or_default() += 1;
     }
     let mut failing = false;
-    println!(
-        "cargo oxide fuzz: {} programs (seeds {}..{})",
-        campaign.results.len(),
-        options.seeds.start,
-        options.seeds.end
-    );
+    println!("cargo oxide fuzz: {} programs", campaign.results.len());
     for class in Class::ALL {
         let n = counts.get(&class).copied().unwrap_or(0);
         println!("  {:<15} {n}", class.name());
@@ -464,15 +508,31 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         path: bundle_dir.clone(),
         source,
     })?;
-    let seeds: Vec<u64> = options.seeds.clone().collect();
-    let batches: Vec<Vec<u64>> = seeds
-        .chunks(options.batch.max(1))
-        .map(<[u64]>::to_vec)
+    let seeds: Vec<u64> = options
+        .seeds
+        .clone()
+        .unwrap_or(if options.programs.is_some() {
+            0..0
+        } else {
+            0..100
+        })
         .collect();
+    let mut batches: Vec<(String, Vec<u64>, Option<Vec<Unit>>)> = seeds
+        .chunks(options.batch.max(1))
+        .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
+        .collect();
+    if let Some(dir) = &options.programs {
+        let units = Unit::from_dir(&bundle::resolve_dir(dir)?)?;
+        if !units.is_empty() {
+            let seeds = units.iter().map(|u| u.seed).collect();
+            batches.push(("reg".to_owned(), seeds, Some(units)));
+        }
+    }
     let jobs = options.jobs.clamp(1, batches.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(BTreeMap::new());
     let runner = std::sync::Mutex::new(None::<PathBuf>);
+    let release = options.release;
     let first_error = std::sync::Mutex::new(None::<OxideError>);
     std::thread::scope(|scope| {
         for job in 0..jobs {
@@ -480,14 +540,21 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
             let (work, bundle_dir, batches) = (&work, &bundle_dir, &batches);
             scope.spawn(move || {
                 let run = || -> Result<(), OxideError> {
-                    let ws = Workspace::new(work, work.join(format!("target-{job}")))?;
+                    let ws = Workspace::new(work, work.join(format!("target-{job}")), release)?;
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         let Some(batch) = batches.get(i) else {
                             return Ok(());
                         };
                         let mut local = BTreeMap::new();
-                        let binary = run_batch(&ws, batch, bundle_dir, &mut local)?;
+                        let (name, seeds, units) = batch;
+                        let units = units.clone().unwrap_or_else(|| {
+                            seeds
+                                .iter()
+                                .map(|&s| Unit::of(&oxide_fuzz::generate(s)))
+                                .collect()
+                        });
+                        let binary = run_batch(&ws, name, units, bundle_dir, &mut local)?;
                         results.lock().unwrap().extend(local);
                         let mut runner = runner.lock().unwrap();
                         if runner.is_none()
@@ -531,45 +598,58 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
 
 const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Runs every generated program of this bundle on the local GPU and compares with the CPU's
-# outputs (made by `cargo oxide fuzz`). When some differ, each failing batch is run again from
-# cubins that ptxas made at -O0 and at -O3, to tell a ptxas miscompile from ours.
+# outputs (made by `cargo oxide fuzz`), one process per batch (a kernel fault spoils only its
+# own batch's context). When some differ, the failing batches run again from cubins that
+# ptxas made at -O0 and at -O3, to tell a ptxas miscompile from ours.
 cd "$(dirname "${BASH_SOURCE[0]}")"
 shopt -s nullglob
-files=(b*.expect)
-out=$(./fuzz-runner gpu "${files[@]}")
-status=$?
-echo "$out"
-if [ $status -ne 0 ] && command -v "${PTXAS:-ptxas}" >/dev/null; then
-    ptxas="${PTXAS:-ptxas}"
-    for f in "${files[@]}"; do
+ok=0; mismatch=0; fault=0; seeds=(); failing=()
+for f in b*.expect reg*.expect; do
+    out=$(./fuzz-runner gpu "$f" 2>&1)
+    echo "$out" | grep -v -e '^failing seeds: ' -e ' ok, .* mismatch, .* fault$'
+    line=$(echo "$out" | grep -E '^[0-9]+ ok, [0-9]+ mismatch, [0-9]+ fault$' | tail -1)
+    if [ -z "$line" ]; then
+        echo "RUNNER-ERROR $f"
+        failing+=("$f"); fault=$((fault + 1)); continue
+    fi
+    read -r o _ m _ x _ <<<"$line"
+    ok=$((ok + o)); mismatch=$((mismatch + m)); fault=$((fault + x))
+    seeds+=($(echo "$out" | sed -n 's/^failing seeds: \[\(.*\)\]$/\1/p' | tr -d ,))
+    if [ $((m + x)) -gt 0 ]; then failing+=("$f"); fi
+done
+ptxas="${PTXAS:-ptxas}"
+if [ ${#failing[@]} -gt 0 ] && command -v "$ptxas" >/dev/null; then
+    for f in "${failing[@]}"; do
         stem="${f%.expect}"
-        "$ptxas" -arch=sm_90 -O0 "$stem.ptx" -o "$stem.O0.cubin" && \
-        "$ptxas" -arch=sm_90 -O3 "$stem.ptx" -o "$stem.O3.cubin" || continue
-    done
-    for level in O0 O3; do
-        echo "== from ptxas -$level cubins"
-        FUZZ_IMAGE_SUFFIX=".$level.cubin" ./fuzz-runner gpu "${files[@]}" | grep -v '^failing seeds: \[\]'
+        "$ptxas" -arch=sm_90 -O0 "$stem.ptx" -o "$stem.O0.cubin"
+        "$ptxas" -arch=sm_90 -O3 "$stem.ptx" -o "$stem.O3.cubin"
+        for level in O0 O3; do
+            echo "== $f from a ptxas -$level cubin"
+            FUZZ_IMAGE_SUFFIX=".$level.cubin" ./fuzz-runner gpu "$f"
+        done
     done
 fi
-exit $status
+echo "$ok ok, $mismatch mismatch, $fault fault"
+echo "failing seeds: [${seeds[*]}]"
+[ ${#failing[@]} -eq 0 ]
 "#;
 
 /// Builds and classifies one batch; puts its PTX and CPU outputs into the bundle. Returns the
 /// batch's binary when it built.
 fn run_batch(
     ws: &Workspace,
-    seeds: &[u64],
+    name: &str,
+    programs: Vec<Unit>,
     bundle_dir: &Path,
     results: &mut BTreeMap<u64, (Class, String)>,
 ) -> Result<Option<PathBuf>, OxideError> {
-    let name = format!("b{}", seeds[0]);
-    let programs: Vec<Program> = seeds.iter().map(|&s| oxide_fuzz::generate(s)).collect();
     eprintln!(
-        "cargo oxide fuzz: batch {name}: seeds {}..={}",
-        seeds[0],
-        seeds[seeds.len() - 1]
+        "cargo oxide fuzz: batch {name}: {} programs, seeds {}..={}",
+        programs.len(),
+        programs[0].seed,
+        programs[programs.len() - 1].seed
     );
-    let Some((built, kept)) = ws.settle(&name, programs, results)? else {
+    let Some((built, kept)) = ws.settle(name, programs, results)? else {
         return Ok(None);
     };
     let expect = bundle_dir.join(format!("{name}.expect"));
@@ -607,12 +687,12 @@ fn run_batch(
 /// `cargo oxide fuzz reduce`: shrinks the program of a seed while its class stays the same.
 pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     let work = bundle::resolve_dir(&options.work)?;
-    let ws = Workspace::new(&work, work.join("target-reduce"))?;
+    let ws = Workspace::new(&work, work.join("target-reduce"), options.release)?;
     let name = "reduce";
     let mut program = oxide_fuzz::generate(options.seed);
     let class_of = |p: &Program| -> Result<(Class, String), OxideError> {
         let mut results = BTreeMap::new();
-        let built = ws.settle(name, vec![p.clone()], &mut results)?;
+        let built = ws.settle(name, vec![Unit::of(p)], &mut results)?;
         if let Some((built, _)) = built {
             let file = ws.dir.join("reduce.expect");
             let out = Command::new(&built.binary)
@@ -702,7 +782,10 @@ mod tests {
 
     #[test]
     fn build_messages_are_classified() {
-        let programs = vec![oxide_fuzz::generate(3), oxide_fuzz::generate(4)];
+        let programs = vec![
+            Unit::of(&oxide_fuzz::generate(3)),
+            Unit::of(&oxide_fuzz::generate(4)),
+        ];
         let rustc =
             "error[E0308]: mismatched types\n --> src/prog_4.rs:9:5\nerror: could not compile `b3`";
         let f = classify_build(rustc, &programs);

@@ -327,6 +327,62 @@ pub fn mentions(text: &str, name: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A measure every accepted edit lowers: the reducer terminates.
+    fn weight(p: &Program) -> (usize, usize) {
+        let vars = p
+            .lets
+            .iter()
+            .flat_map(|l| {
+                l.expr
+                    .paths()
+                    .into_iter()
+                    .map(move |path| l.expr.at(&path).clone())
+            })
+            .filter(|e| !matches!(e.kind, Kind::Lit(_)))
+            .count();
+        (p.size(), vars)
+    }
+
+    #[test]
+    fn every_edit_makes_the_program_smaller() {
+        for seed in 0..20 {
+            let p = crate::generate(seed);
+            let edits = p.edits();
+            assert!(!edits.is_empty());
+            for edit in edits.iter().take(40) {
+                let q = p.apply(edit);
+                assert!(weight(&q) < weight(&p), "seed {seed}: {edit:?}");
+                assert_eq!(
+                    q.lets.len() + usize::from(matches!(edit, Edit::Drop { .. })),
+                    p.lets.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn reducing_to_literals_drops_the_items() {
+        let mut p = crate::generate(11);
+        assert!(!p.items.is_empty() || p.size() > 0);
+        for at in 0..p.lets.len() {
+            let ty = p.lets[at].expr.ty;
+            p = p.apply(&Edit::Literal {
+                at,
+                path: Vec::new(),
+                bits: simple_bits(ty),
+            });
+        }
+        assert!(p.items.is_empty(), "{:?}", p.items);
+        assert_eq!(p.size(), 2 * p.lets.len());
+        let text = p.render();
+        assert!(text.contains("let v0: "), "{text}");
+        assert!(text.contains("h = fz::fold(h, v0);"), "{text}");
+        // The last `let` is used by nothing after it: it may be dropped.
+        assert!(p.edits().contains(&Edit::Drop {
+            at: p.lets.len() - 1
+        }));
+    }
+
     #[test]
     fn mentions_whole_identifiers_only() {
         assert!(mentions("(v1.wrapping_add(v12))", "v1"));

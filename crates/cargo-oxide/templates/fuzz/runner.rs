@@ -7,7 +7,8 @@
 //! `gpu FILE.expect...`: for each file, loads the PTX beside it (`FILE.ptx`, or the image
 //! named by `FUZZ_IMAGE_SUFFIX`, e.g. `.O0.cubin`), runs every program's kernel and compares
 //! its outputs with the recorded CPU outputs bit for bit. Prints one line per failing program
-//! and, last, `N ok, M mismatch, F fault` and the failing seeds. Any batch's binary can run
+//! and `failing batch: FILE` after each batch with a failure; last, `N ok, M mismatch, F fault`
+//! and the failing seeds. Any batch's binary can run
 //! every batch's files: the kernels are found by name (`k_<seed>`).
 
 use std::error::Error;
@@ -105,6 +106,7 @@ fn gpu(files: &[String]) -> Result<ExitCode, Box<dyn Error>> {
     let (mut ok, mut mismatch, mut fault) = (0usize, 0usize, 0usize);
     let mut failing = Vec::new();
     for file in files {
+        let failing_before = failing.len();
         let recs = records(&std::fs::read(file)?)?;
         let image_path = format!("{}{suffix}", file.trim_end_matches(".expect"));
         let mut image = std::fs::read(&image_path)?;
@@ -166,6 +168,9 @@ fn gpu(files: &[String]) -> Result<ExitCode, Box<dyn Error>> {
                     println!("FAULT seed {seed}: {e}");
                 }
             }
+        }
+        if failing.len() > failing_before {
+            println!("failing batch: {file}");
         }
     }
     println!("{ok} ok, {mismatch} mismatch, {fault} fault");
