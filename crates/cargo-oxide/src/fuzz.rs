@@ -243,6 +243,9 @@ impl Workspace {
             arch: Some("sm_90".to_owned()),
             features: Vec::new(),
             verbose: false,
+            device_debug: None,
+            // Rust's float semantics: the CPU side rounds every operation.
+            fmad: false,
         };
         let started = std::time::Instant::now();
         let mut cargo = user_build::cargo_with_backend(&target, &self.backend, &self.target_dir);
