@@ -522,10 +522,19 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
         .collect();
     if let Some(dir) = &options.programs {
-        let units = Unit::from_dir(&bundle::resolve_dir(dir)?)?;
+        let dir = bundle::resolve_dir(dir)?;
+        let units = Unit::from_dir(&dir)?;
         if !units.is_empty() {
             let seeds = units.iter().map(|u| u.seed).collect();
-            batches.push(("reg".to_owned(), seeds, Some(units)));
+            // `reg-<folder>`: batches of several folders can share a bundle.
+            let folder: String = dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("programs")
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            batches.push((format!("reg_{folder}"), seeds, Some(units)));
         }
     }
     let jobs = options.jobs.clamp(1, batches.len().max(1));
