@@ -525,10 +525,19 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
         .collect();
     if let Some(dir) = &options.programs {
-        let units = Unit::from_dir(&bundle::resolve_dir(dir)?)?;
+        let dir = bundle::resolve_dir(dir)?;
+        let units = Unit::from_dir(&dir)?;
         if !units.is_empty() {
             let seeds = units.iter().map(|u| u.seed).collect();
-            batches.push(("reg".to_owned(), seeds, Some(units)));
+            // `reg-<folder>`: batches of several folders can share a bundle.
+            let folder: String = dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("programs")
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            batches.push((format!("reg_{folder}"), seeds, Some(units)));
         }
     }
     let jobs = options.jobs.clamp(1, batches.len().max(1));
@@ -692,7 +701,7 @@ pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     let work = bundle::resolve_dir(&options.work)?;
     let ws = Workspace::new(&work, work.join("target-reduce"), options.release)?;
     let name = "reduce";
-    let mut program = oxide_fuzz::generate(options.seed);
+    let program = oxide_fuzz::generate(options.seed);
     let class_of = |p: &Program| -> Result<(Class, String), OxideError> {
         let mut results = BTreeMap::new();
         let built = ws.settle(name, vec![Unit::of(p)], &mut results)?;
@@ -734,24 +743,14 @@ pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     }
     let needle = options.message.clone();
     let keeps = |c: Class, m: &str| c == want && needle.as_deref().is_none_or(|n| m.contains(n));
-    let mut progress = true;
-    while progress {
-        progress = false;
-        let mut i = 0;
-        loop {
-            let edits = program.edits();
-            let Some(edit) = edits.get(i) else { break };
-            let candidate = program.apply(edit);
-            let (c, m) = class_of(&candidate)?;
-            if keeps(c, &m) {
-                program = candidate;
-                progress = true;
-                eprintln!("cargo oxide fuzz reduce: {} nodes", program.size());
-            } else {
-                i += 1;
-            }
+    let program = program.shrink(|candidate| {
+        let (c, m) = class_of(candidate)?;
+        let kept = keeps(c, &m);
+        if kept {
+            eprintln!("cargo oxide fuzz reduce: {} nodes", candidate.size());
         }
-    }
+        Ok::<_, OxideError>(kept)
+    })?;
     let text = program.render();
     let out = work.join(format!("reduced_{}.rs", options.seed));
     write(&out, &text)?;
