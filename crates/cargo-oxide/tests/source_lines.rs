@@ -329,6 +329,13 @@ fn full_debug_is_unoptimised_with_dwarf() {
     if let Some(ptxas) = llvm_export::find_ptxas() {
         llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90")
             .expect("ptxas accepts the full debug PTX");
+        // The cubin the backend embeds is built with `-g` (ptxas refuses `-g -O3`).
+        let cubin = llvm_export::assemble_cubin(&ptxas, &ptx, "sm_90")
+            .expect("ptxas assembles the full debug PTX to a cubin");
+        assert!(
+            cubin.windows(11).any(|w| w == b".debug_info"),
+            "the cubin keeps the DWARF"
+        );
     }
 }
 
