@@ -368,7 +368,29 @@ fn fixture_variables(ll: &str) -> (Vec<String>, Vec<String>) {
     let type_text = |id: &str| -> String {
         let text = &nodes[id];
         let name = field(text, "name").unwrap_or_default();
-        if text.starts_with("!DIDerivedType(tag: DW_TAG_pointer_type") {
+        if text.starts_with("!DICompositeType(tag: DW_TAG_structure_type") {
+            // `struct NAME { member: its type's name, .. }`.
+            let elements = field(text, "elements").unwrap_or_default();
+            let members: Vec<String> = nodes[&elements]
+                .trim_matches(|c| c == '!' || c == '{' || c == '}')
+                .split(", ")
+                .map(|m| {
+                    let member = &nodes[&format!("!{}", m.trim_start_matches('!'))];
+                    let base = field(member, "baseType").unwrap_or_default();
+                    format!(
+                        "{}@{}: {}",
+                        field(member, "name").unwrap_or_default(),
+                        field(member, "offset").unwrap_or_default(),
+                        field(&nodes[&base], "name").unwrap_or_default()
+                    )
+                })
+                .collect();
+            format!(
+                "struct {name} size {} {{ {} }}",
+                field(text, "size").unwrap_or_default(),
+                members.join(", ")
+            )
+        } else if text.starts_with("!DIDerivedType(tag: DW_TAG_pointer_type") {
             let base = field(text, "baseType").unwrap_or_default();
             let base = nodes
                 .get(&base)
@@ -421,6 +443,26 @@ fn full_debug_describes_named_locals() {
             line("pub fn saxpy")
         ),
         format!(
+            "golden_lines::saxpy: x (arg 2) line {} type struct &[f32] size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn saxpy")
+        ),
+        format!(
+            "golden_lines::saxpy: y (arg 3) line {} type struct DisjointSlice<f32> size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn saxpy")
+        ),
+        format!(
+            "golden_lines::stencil: x (arg 1) line {} type struct &[f32] size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn stencil")
+        ),
+        format!(
+            "golden_lines::stencil: out (arg 2) line {} type struct DisjointSlice<f32> size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn stencil")
+        ),
+        format!(
             "golden_lines::saxpy: y_i line {} type pointer &mut f32 to f32",
             line("if let Some(y_i)")
         ),
@@ -466,12 +508,12 @@ fn full_debug_describes_named_locals() {
     // Each one is declared in its stack slot, once.
     declared.sort();
     assert_eq!(declared, expected, "{ll}");
-    // Slices (saxpy's `x`), `DisjointSlice`s (`out`) and other aggregates (the
-    // `ThreadIndex` `index`) are not described: the lists above are exact.
+    // Other aggregates (the `ThreadIndex`es `i` of saxpy and `index` of the stencil) are not
+    // described: the lists above are exact.
     assert!(
         !variables
             .iter()
-            .any(|v| v.contains("saxpy: x ") || v.contains(": out ") || v.contains(": index ")),
+            .any(|v| v.contains("saxpy: i ") || v.contains(": index ")),
         "{variables:?}"
     );
     // The PTX's DWARF holds them, and ptxas takes it (checked by
@@ -480,6 +522,8 @@ fn full_debug_describes_named_locals() {
     assert!(ptx.contains("DW_TAG_formal_parameter"), "{ptx}");
     assert!(ptx.contains("DW_TAG_variable"), "{ptx}");
     assert!(ptx.contains("DW_TAG_pointer_type"), "{ptx}");
+    assert!(ptx.contains("DW_TAG_structure_type"), "{ptx}");
+    assert!(ptx.contains("DW_TAG_member"), "{ptx}");
 }
 
 #[test]

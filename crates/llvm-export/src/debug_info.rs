@@ -89,6 +89,11 @@ pub enum DebugType {
     /// A thin pointer or reference (`DW_TAG_pointer_type`, 64 bits), named as Rust names it,
     /// to a scalar type (shown as such) or to anything else (`None`: an untyped address).
     Pointer(String, Option<Box<DebugType>>),
+    /// A slice reference (`&[T]`, `&str`) or a `DisjointSlice<T>`, held as `{ ptr, i64 }`:
+    /// a structure of two members, `data_ptr` (a pointer to the element type, as
+    /// [DebugType::Pointer]) and `length` (`usize`), as rustc describes slices. The Rust name
+    /// of the type and the element.
+    Slice(String, Option<Box<DebugType>>),
 }
 
 /// A named Rust variable held in a stack slot: its name, and for a parameter its 1-based
@@ -104,6 +109,19 @@ pub struct DebugVariable {
 }
 
 type Fields<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
+
+/// The Rust name of a type.
+fn type_name(ty: &DebugType) -> String {
+    match ty {
+        DebugType::Signed(name, _)
+        | DebugType::Unsigned(name, _)
+        | DebugType::Float(name, _)
+        | DebugType::Pointer(name, _)
+        | DebugType::Slice(name, _) => name.clone(),
+        DebugType::Bool => "bool".into(),
+        DebugType::Char => "char".into(),
+    }
+}
 
 /// The separator of the fields of an encoded [DebugVariable] (no Rust name contains it).
 const SEP: char = '\u{1f}';
@@ -122,8 +140,13 @@ impl DebugType {
             }
             DebugType::Bool => out.push("b".into()),
             DebugType::Char => out.push("c".into()),
-            DebugType::Pointer(name, pointee) => {
-                out.extend(["p".into(), name.clone()]);
+            DebugType::Pointer(name, pointee) | DebugType::Slice(name, pointee) => {
+                let tag = if matches!(self, DebugType::Slice(..)) {
+                    "s"
+                } else {
+                    "p"
+                };
+                out.extend([tag.into(), name.clone()]);
                 match pointee {
                     Some(pointee) => pointee.encode(out),
                     None => out.push("-".into()),
@@ -144,7 +167,7 @@ impl DebugType {
             "f" => sized(fields, DebugType::Float),
             "b" => Some(DebugType::Bool),
             "c" => Some(DebugType::Char),
-            "p" => {
+            tag @ ("p" | "s") => {
                 let name = fields.next()?.to_string();
                 let pointee = if fields.peek() == Some(&"-") {
                     fields.next();
@@ -152,7 +175,11 @@ impl DebugType {
                 } else {
                     Some(Box::new(DebugType::decode(fields)?))
                 };
-                Some(DebugType::Pointer(name, pointee))
+                Some(if tag == "p" {
+                    DebugType::Pointer(name, pointee)
+                } else {
+                    DebugType::Slice(name, pointee)
+                })
             }
             _ => None,
         }
@@ -409,6 +436,32 @@ impl DebugInfo {
                     escape(name)
                 )
             }
+            DebugType::Slice(name, elem) => {
+                let elem_name = elem.as_deref().map_or_else(|| "_".to_string(), type_name);
+                let data = self.type_node(&DebugType::Pointer(
+                    format!("*const {elem_name}"),
+                    elem.clone(),
+                ));
+                let length = self.type_node(&DebugType::Unsigned("usize".into(), 64));
+                // The structure is numbered before its members, which name it as their scope.
+                let id = self.push(String::new());
+                let member = |field: &str, ty: usize, offset: u32| {
+                    format!(
+                        "!DIDerivedType(tag: DW_TAG_member, name: \"{field}\", scope: !{id}, \
+                         baseType: !{ty}, size: 64, align: 64, offset: {offset})"
+                    )
+                };
+                let data_member = self.push(member("data_ptr", data, 0));
+                let length_member = self.push(member("length", length, 64));
+                let elements = self.push(format!("!{{!{data_member}, !{length_member}}}"));
+                self.nodes[id] = format!(
+                    "!DICompositeType(tag: DW_TAG_structure_type, name: \"{}\", size: 128, \
+                     align: 64, elements: !{elements})",
+                    escape(name)
+                );
+                self.types.insert(ty.clone(), id);
+                return id;
+            }
         };
         let id = self.push(node);
         self.types.insert(ty.clone(), id);
@@ -533,7 +586,15 @@ mod tests {
             arg: None,
             ty: DebugType::Pointer("*const Foo".into(), None),
         };
-        for var in [&w, &n, &untyped] {
+        let xs = DebugVariable {
+            name: "xs".into(),
+            arg: Some(1),
+            ty: DebugType::Slice(
+                "&[f32]".into(),
+                Some(Box::new(DebugType::Float("f32".into(), 32))),
+            ),
+        };
+        for var in [&w, &n, &untyped, &xs] {
             assert_eq!(DebugVariable::decode(&var.encode()).as_ref(), Some(var));
         }
         assert_eq!(DebugVariable::decode("x"), None);
@@ -553,7 +614,49 @@ mod tests {
         let (wn, wl) = info.local_variable(&w, Some(&pos), scope);
         let (nn, _) = info.local_variable(&n, Some(&pos), scope);
         let (pn, _) = info.local_variable(&untyped, None, scope);
+        let (xn, _) = info.local_variable(&xs, Some(&pos), scope);
         let text = info.write();
+        let node_text = |id: &str| -> String {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{id} = ")))
+                .unwrap_or_else(|| panic!("{id} in {text}"))
+                .to_string()
+        };
+        let field = |t: &str, name: &str| -> String {
+            t.split(&format!("{name}: "))
+                .nth(1)
+                .unwrap()
+                .split([',', ')'])
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        let slice = node_text(&field(&node_text(&format!("!{xn}")), "type"));
+        assert!(
+            slice.starts_with(
+                "!DICompositeType(tag: DW_TAG_structure_type, name: \"&[f32]\", size: 128"
+            ),
+            "{text}"
+        );
+        let elements = node_text(&field(&slice, "elements"));
+        let members: Vec<String> = elements
+            .trim_matches(|c| c == '!' || c == '{' || c == '}')
+            .split(", ")
+            .map(|m| node_text(&format!("!{}", m.trim_start_matches('!'))))
+            .collect();
+        assert!(
+            members[0].contains("name: \"data_ptr\"") && members[0].contains("offset: 0"),
+            "{text}"
+        );
+        assert!(
+            members[1].contains("name: \"length\"") && members[1].contains("offset: 64"),
+            "{text}"
+        );
+        let data = node_text(&field(&members[0], "baseType"));
+        assert!(
+            data.contains("DW_TAG_pointer_type, name: \"*const f32\""),
+            "{text}"
+        );
         let sp = scope.subprogram;
         assert!(
             text.contains(&format!(
