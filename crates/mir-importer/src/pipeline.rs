@@ -349,6 +349,7 @@ fn translate_module(
             overflow_checks: config.overflow_checks,
             target,
             locations: config.device_debug.enabled(),
+            variables: config.device_debug == llvm_export::DeviceDebug::Full,
             fmad: config.fmad,
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
