@@ -202,7 +202,7 @@ pub fn heap_work(a: u32, b: u32) -> u32 {
     v.iter().fold(0u32, |s, &x| s.rotate_left(5) ^ x)
         ^ zeroed.len() as u32
         ^ squares.iter().sum::<u64>() as u32
-        ^ boxed.iter().sum::<u32>()
+        ^ boxed.iter().fold(0u32, |s, &x| s.wrapping_add(x))
         ^ areas.rotate_left(11)
         ^ v.capacity().min(1) as u32
 }
