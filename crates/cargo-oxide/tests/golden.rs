@@ -25,6 +25,15 @@ fn stages(fixture: &'static str) -> PathBuf {
                 .arg("--out")
                 .arg(&out)
                 .env_remove("CUDA_OXIDE_TARGET")
+                // Panic locations in dependencies (`cuda_device`) name their files by absolute
+                // path: the snapshots see the repository as `/oxide`, wherever it is.
+                .env(
+                    "RUSTFLAGS",
+                    format!(
+                        "--remap-path-prefix={}=/oxide",
+                        repo.canonicalize().unwrap_or(repo.clone()).display()
+                    ),
+                )
                 .status()
                 .expect("cargo-oxide runs");
             assert!(

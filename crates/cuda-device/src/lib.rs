@@ -14,10 +14,13 @@
 
 #![no_std]
 #![feature(core_float_math)]
+#![feature(panic_internals)]
+#![allow(internal_features)]
 
 pub mod atomic;
 mod disjoint_slice;
 mod intrinsic;
+pub mod panic;
 pub mod printf;
 pub mod shared;
 #[doc(hidden)]

@@ -184,6 +184,27 @@ pub enum Error {
         device_max: u32,
     },
 
+    /// A kernel panicked: `panic!`, a failed `assert!`, `unwrap` on `None`, an index out of
+    /// bounds, an overflow... The first thread that panicked recorded its message, location
+    /// and coordinates (see [`crate::DevicePanic`]) before the kernel trapped.
+    #[error(
+        "{culprit} {panic}\nThe CUDA context cannot be used after a panic: create a new \
+         process to continue",
+        culprit = fault_culprit(kernel, in_flight),
+    )]
+    KernelPanic {
+        /// The kernel that panicked when that is certain; otherwise the last one launched of
+        /// those in flight (the record says which module's kernel panicked, not which kernel).
+        kernel: &'static str,
+        /// As for [`Error::KernelFault`]: the kernels in flight when it is not certain.
+        in_flight: Vec<&'static str>,
+        /// What the device recorded.
+        panic: crate::panic::DevicePanic,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
     /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
     /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
     ///

@@ -23,6 +23,8 @@ use rustc_middle::ty::print::{
 use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
+use mir_importer::translator::fmt_descriptor::is_fmt_method;
+
 use crate::crate_rules::{self, CalleeRule};
 
 /// A function the device needs, with the reason it is needed.
@@ -153,6 +155,17 @@ pub fn collect_device_functions<'tcx>(
                         caller: Some((index, span)),
                     });
                 }
+                // A diverging function of `core` with MIR (`panic_display::<T>`,
+                // `assert_failed::<T, U>`) is compiled: it leads to a panic entry point, which
+                // has a device version. One without MIR and without a device version traps.
+                (CalleeRule::Panic, Use::Call) if has_mir(tcx, callee) => {
+                    seen.insert(callee);
+                    worklist.push_back(DeviceFunction {
+                        instance: callee,
+                        is_kernel: false,
+                        caller: Some((index, span)),
+                    });
+                }
                 (
                     CalleeRule::IntrinsicStub
                     | CalleeRule::MathFunction
@@ -265,7 +278,7 @@ fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
 }
 
 /// The blocks of `body` that device code can reach: unwind (cleanup) edges are never taken on
-/// the GPU, where a panic traps, and a branch on a runtime-checks flag only goes the way the
+/// the GPU, where a panic traps (after recording its message), and a branch on a runtime-checks flag only goes the way the
 /// device build decides (`ub_checks` and `contract_checks` are off, as in a release `core`;
 /// `overflow_checks` follows the session). The translator prunes the same way, so functions
 /// called only from dead checks (`precondition_check`) are neither collected nor compiled.
@@ -273,15 +286,11 @@ fn device_reachable_blocks<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &mir::Body<'tcx>,
 ) -> Vec<mir::BasicBlock> {
-    let panic_bound = panic_bound_blocks(tcx, body);
     let mut seen = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
     let mut stack = vec![mir::START_BLOCK];
     let mut order = Vec::new();
     while let Some(block) = stack.pop() {
         if !seen.insert(block) {
-            continue;
-        }
-        if panic_bound.contains(block) {
             continue;
         }
         order.push(block);
@@ -305,49 +314,6 @@ fn device_reachable_blocks<'tcx>(
         stack.extend(terminator.successors().filter(|s| Some(*s) != cleanup));
     }
     order
-}
-
-/// The blocks from which every path ends in a panic (a diverging call into `core`): the
-/// translator turns each into one trap, so what they call (the panic message's formatting) is
-/// never compiled and need not be collected.
-fn panic_bound_blocks<'tcx>(
-    tcx: TyCtxt<'tcx>,
-    body: &mir::Body<'tcx>,
-) -> rustc_index::bit_set::DenseBitSet<mir::BasicBlock> {
-    let mut bound = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
-    loop {
-        let mut changed = false;
-        for (block, data) in body.basic_blocks.iter_enumerated() {
-            if bound.contains(block) {
-                continue;
-            }
-            let terminator = data.terminator();
-            let panics = match &terminator.kind {
-                TerminatorKind::Call {
-                    func, target: None, ..
-                } => match *func.ty(body, tcx).kind() {
-                    ty::FnDef(def_id, _) => tcx.crate_name(def_id.krate).as_str() == "core",
-                    _ => false,
-                },
-                kind => {
-                    let cleanup = match terminator.unwind() {
-                        Some(mir::UnwindAction::Cleanup(b)) => Some(*b),
-                        _ => None,
-                    };
-                    let mut successors =
-                        kind.successors().filter(|s| Some(*s) != cleanup).peekable();
-                    successors.peek().is_some() && successors.all(|s| bound.contains(s))
-                }
-            };
-            if panics {
-                bound.insert(block);
-                changed = true;
-            }
-        }
-        if !changed {
-            return bound;
-        }
-    }
 }
 
 /// How device code reaches a function.
@@ -436,6 +402,9 @@ impl<'tcx> Uses<'tcx> {
                     self.walk_alloc(target, span);
                 }
             }
+            // A formatting method's address is a descriptor in device code (see
+            // `mir_importer::translator::fmt_descriptor`): the method is not compiled.
+            GlobalAlloc::Function { instance } if is_fmt_method(tcx, instance) => {}
             GlobalAlloc::Function { instance } => self.out.push((instance, span, Use::Address)),
             GlobalAlloc::VTable(ty, dyn_ty) => {
                 let principal = dyn_ty
@@ -495,6 +464,7 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                             def_id,
                             args,
                         )
+                        && !is_fmt_method(tcx, callee)
                     {
                         self.out.push((callee, span, Use::Address));
                     }
@@ -549,6 +519,16 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                         Use::Call,
                     ));
                 }
+            }
+            TerminatorKind::Assert { msg, .. } => {
+                // The panic function the importer calls when the check fails.
+                let def_id = tcx.require_lang_item(
+                    mir_importer::translator::panic::assert_panic_function(msg),
+                    span,
+                );
+                let callee = Instance::mono(tcx, def_id);
+                self.out
+                    .push((with_device_version(tcx, callee), span, Use::Call));
             }
             TerminatorKind::Drop { place, .. } => {
                 let ty = self.monomorphize(place.ty(self.body, tcx).ty);

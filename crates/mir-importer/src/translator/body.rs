@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
+use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
 use pliron::builtin::types::FunctionType;
@@ -44,18 +44,20 @@ pub struct FnTranslator<'a> {
     pub(crate) target: dialect_nvvm::Target,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
-    /// The locals that no translated block mentions (those only used on a panic path, such
-    /// as the `&dyn Debug` of `Result::unwrap`'s failure): they get no slot, and their types
-    /// are never translated.
+    /// The locals that no translated block mentions (those of unreachable blocks): they get
+    /// no slot, and their types are never translated.
     pub(crate) unused: Vec<bool>,
     /// The pliron block of each reachable MIR block.
     pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
-    /// The MIR blocks from which every path panics (see [panic_bound_blocks]).
-    panic_bound: Vec<bool>,
+    /// The function being translated.
+    pub(crate) instance: rustc_public::mir::mono::Instance,
+    /// The MIR block being translated.
+    pub(crate) current_block: usize,
+    /// The hidden `&'static Location` argument of a `#[track_caller]` function.
+    pub(crate) caller_location: Option<Value>,
     /// Where new ops go.
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
-    trap_block: Option<Ptr<BasicBlock>>,
     /// The span of the statement or terminator being translated.
     current_span: Option<Span>,
     /// The span each op was translated from, to point an internal error at the user's code.
@@ -97,6 +99,13 @@ pub fn translate_function(
             param_types.push(ty);
         }
     }
+    // `#[track_caller]`: the location of the call, last (see `translator::panic`).
+    let visible_params = param_types.len();
+    let tracks_caller = super::panic::requires_caller_location(&function.instance);
+    if tracks_caller {
+        let ty = types.translate(ctx, super::panic::caller_location_ty())?;
+        param_types.push(ty);
+    }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
         .into_iter()
         .collect();
@@ -123,14 +132,17 @@ pub fn translate_function(
         slots: vec![],
         unused: vec![],
         blocks: vec![None; body.blocks.len()],
-        panic_bound: vec![],
+        instance: function.instance,
+        current_block: 0,
+        caller_location: None,
         inserter: IRInserter::new_at_block_end(entry),
         func,
-        trap_block: None,
         current_span: None,
         op_spans: HashMap::new(),
     };
-    fx.panic_bound = fx.panic_bound_blocks();
+    if tracks_caller {
+        fx.caller_location = Some(entry.deref(fx.ctx).get_argument(visible_params));
+    }
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
     fx.emit_slots(&arg_locals, entry)?;
@@ -142,10 +154,7 @@ pub fn translate_function(
             continue;
         };
         fx.inserter = IRInserter::new_at_block_end(target);
-        if fx.panic_bound[index] {
-            fx.emit(TrapOp::new);
-            continue;
-        }
+        fx.current_block = index;
         for statement in &block.statements {
             fx.current_span = Some(statement.span);
             fx.translate_statement(statement)
@@ -241,7 +250,7 @@ impl FnTranslator<'_> {
             mentions.0[local] = true;
         }
         for (index, block) in self.body.blocks.iter().enumerate() {
-            if self.blocks[index].is_some() && !self.panic_bound[index] {
+            if self.blocks[index].is_some() {
                 mentions.visit_basic_block(block);
             }
         }
@@ -260,56 +269,10 @@ impl FnTranslator<'_> {
             let block = BasicBlock::new(self.ctx, Some(label), vec![]);
             block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
             self.blocks[index] = Some(block);
-            if self.panic_bound[index] {
-                continue;
-            }
             let kind = &self.body.blocks[index].terminator.kind;
             match self.decided_switch(kind) {
                 Some(target) => stack.push(target),
                 None => stack.extend(normal_successors(kind)),
-            }
-        }
-    }
-
-    /// The blocks from which every path ends in a panic (a diverging call into `core`). Such a
-    /// block becomes a single `mir.trap`: the panic would abort the kernel anyway, and what
-    /// precedes it there is only the panic's message being built (string constants,
-    /// formatting) which device code does not need. The collector skips the same blocks.
-    fn panic_bound_blocks(&self) -> Vec<bool> {
-        use rustc_public::CrateDef;
-        use rustc_public::mir::TerminatorKind;
-        let blocks = &self.body.blocks;
-        let mut bound = vec![false; blocks.len()];
-        loop {
-            let mut changed = false;
-            for (index, block) in blocks.iter().enumerate() {
-                if bound[index] {
-                    continue;
-                }
-                let kind = &block.terminator.kind;
-                let panics = match kind {
-                    TerminatorKind::Call {
-                        func, target: None, ..
-                    } => self
-                        .operand_ty(func)
-                        .ok()
-                        .and_then(|ty| ty.kind().fn_def().map(|(def, _)| def.krate().name))
-                        .is_some_and(|krate| krate == "core"),
-                    _ => {
-                        let successors = match self.decided_switch(kind) {
-                            Some(target) => vec![target],
-                            None => normal_successors(kind),
-                        };
-                        !successors.is_empty() && successors.iter().all(|&s| bound[s])
-                    }
-                };
-                if panics {
-                    bound[index] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                return bound;
             }
         }
     }
@@ -355,20 +318,6 @@ impl FnTranslator<'_> {
         let label = Identifier::try_from(format!("{label}{number}")).expect("a valid label");
         let block = BasicBlock::new(self.ctx, Some(label), vec![]);
         block.insert_at_back(region, self.ctx);
-        block
-    }
-
-    /// A block that traps the kernel: where failed assertions and panics go.
-    pub(crate) fn trap_block(&mut self) -> Ptr<BasicBlock> {
-        if let Some(block) = self.trap_block {
-            return block;
-        }
-        let label = Identifier::try_from("panic").expect("a valid label");
-        let block = BasicBlock::new(self.ctx, Some(label), vec![]);
-        block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
-        let trap = TrapOp::new(self.ctx);
-        trap.get_operation().insert_at_back(block, self.ctx);
-        self.trap_block = Some(block);
         block
     }
 

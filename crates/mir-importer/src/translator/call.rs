@@ -118,14 +118,22 @@ impl FnTranslator<'_> {
             }
             return self.continue_to(target);
         }
-        if def.krate().name == "core" && target.is_none() {
-            // A panic (or `unwrap` failure, bounds check...): the kernel traps. Its arguments
-            // (messages, locations) are never evaluated.
+        if def.krate().name == "core"
+            && target.is_none()
+            && !instance.has_body()
+            && crate::shims::shim_for(&path).is_none()
+        {
+            // A diverging function of `core` without MIR and without a device version: the
+            // kernel traps, without a message (the panic entry points all have device
+            // versions, see `translator::panic`).
             self.emit(TrapOp::new);
             return Ok(());
         }
 
-        let values = self.call_arguments(abi, args)?;
+        let mut values = self.call_arguments(abi, args)?;
+        if super::panic::requires_caller_location(&instance) {
+            values.push(self.caller_location_here()?);
+        }
         let name = crate::naming::export_name(&instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;

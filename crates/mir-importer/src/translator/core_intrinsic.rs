@@ -87,6 +87,9 @@ pub enum Lowering {
     False,
     /// `overflow_checks`: whether the session checks overflow.
     OverflowChecks,
+    /// `caller_location`: the `&'static Location` of the call (the hidden argument of a
+    /// `#[track_caller]` function, see `translator::panic`).
+    CallerLocation,
     /// `size_of` / `align_of` of the type argument.
     SizeOf,
     /// `align_of`.
@@ -193,12 +196,7 @@ pub const TABLE: &[(&str, Decision)] = {
             Refused("a debugger breakpoint instruction (set breakpoints with `cuda-gdb` instead)"),
         ),
         ("bswap", Math),
-        (
-            "caller_location",
-            Refused(
-                "`Location::caller()` outside a panic (device code has no `#[track_caller]` locations)",
-            ),
-        ),
+        ("caller_location", Translate(L::CallerLocation)),
         ("carrying_mul_add", Fallback),
         ("carryless_mul", Fallback),
         (
@@ -571,6 +569,7 @@ impl FnTranslator<'_> {
             L::Nothing => None,
             L::False => Some(self.bool_constant(false)),
             L::OverflowChecks => Some(self.bool_constant(self.overflow_checks)),
+            L::CallerLocation => Some(self.caller_location_here()?),
             L::SizeOf => {
                 let size = layout(type_arg(instance, 0)?)?.size.bytes() as u128;
                 Some(self.usize_constant(size))

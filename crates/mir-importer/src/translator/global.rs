@@ -92,7 +92,12 @@ impl GlobalRegistry {
                 };
                 self.target(ctx, memory)
             }
-            GlobalAlloc::Function(instance) => function_symbol(&instance).map(Target::Function),
+            GlobalAlloc::Function(instance) => {
+                match super::fmt_descriptor::descriptor_of_stable(&instance) {
+                    Some(bytes) => Ok(Target::Global(self.bytes(ctx, bytes, 8))),
+                    None => function_symbol(&instance).map(Target::Function),
+                }
+            }
             GlobalAlloc::TypeId { ty } => {
                 unsupported!("a pointer into the `TypeId` of `{ty}`")
             }
@@ -115,6 +120,31 @@ impl GlobalRegistry {
     /// which the translator reads pointers out of.
     pub fn constant(&mut self, ctx: &mut Context, alloc: &Allocation) -> TResult<Identifier> {
         self.memory(ctx, alloc, None)
+    }
+
+    /// An immutable global holding `bytes` (shared by content), aligned to `align`: a
+    /// formatting descriptor (see [super::fmt_descriptor]).
+    pub fn bytes(&mut self, ctx: &mut Context, bytes: Vec<u8>, align: u64) -> Identifier {
+        let init = GlobalInitAttr {
+            bytes,
+            relocations: vec![],
+        };
+        let key = MemoryKey {
+            init: init.clone(),
+            align,
+        };
+        if let Some(name) = self.memory.get(&key) {
+            return name.clone();
+        }
+        let name = self.fresh_name("const");
+        let layout = GlobalLayoutAttr {
+            size: init.bytes.len() as u64,
+            align,
+            address_space: ADDRSPACE_GLOBAL,
+        };
+        self.insert(ctx, &name, layout, false, GlobalContent::Init(init));
+        self.memory.insert(key, name.clone());
+        name
     }
 
     /// The global of a memory allocation; immutable ones are shared by content.

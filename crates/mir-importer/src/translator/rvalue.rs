@@ -499,6 +499,13 @@ impl FnTranslator<'_> {
             Ok(instance) => instance,
             Err(e) => unsupported!("a function pointer to `{from}` ({e})"),
         };
+        if let Some(bytes) = super::fmt_descriptor::descriptor_of_stable(&instance) {
+            // A formatting method: its descriptor (see `fmt_descriptor`).
+            let name = self.globals.bytes(self.ctx, bytes, 8);
+            return Ok(self
+                .emit(|ctx| GlobalAddrOp::new(ctx, name, ptr_ty))
+                .result(self.ctx));
+        }
         let name = super::global::function_symbol(&instance)?;
         Ok(self
             .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))
