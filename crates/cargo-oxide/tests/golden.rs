@@ -108,6 +108,47 @@ fn llvm_ir() {
     insta::assert_snapshot!("golden_kernels.ll", text);
 }
 
+/// The body of `.entry kernel` in `ptx`, up to its closing brace.
+fn entry_body<'a>(ptx: &'a str, kernel: &str) -> &'a str {
+    let start = ptx
+        .find(&format!(".visible .entry {kernel}("))
+        .unwrap_or_else(|| panic!("no entry `{kernel}`"));
+    let body = &ptx[start..];
+    &body[..body.find("\n}").expect("a closing brace")]
+}
+
+/// Panic paths cost nothing where nothing panics: in every kernel, the blocks that call a
+/// panic function (bounds and overflow checks) come after the kernel's `ret`, out of line,
+/// and vecadd's path to `ret` is its two bounds checks, the loads, the add and the store.
+#[test]
+fn panic_paths_are_out_of_line() {
+    let text = stage("golden_kernels", "ptx");
+    let mut calls = 0;
+    for kernel in ["vecadd", "triangle", "apply", "table"] {
+        let body = entry_body(&text, kernel);
+        let ret = body
+            .find("\tret;")
+            .unwrap_or_else(|| panic!("no ret in `{kernel}`"));
+        for (at, _) in body.match_indices("call.uni cuda_device__shims__panicking__") {
+            calls += 1;
+            assert!(
+                at > ret,
+                "`{kernel}` calls a panic function before its ret:\n{body}"
+            );
+        }
+    }
+    assert!(
+        calls >= 2,
+        "vecadd's bounds checks call panic_bounds_check:\n{text}"
+    );
+    let vecadd = entry_body(&text, "vecadd");
+    let hot = &vecadd[..vecadd.find("\tret;").unwrap()];
+    assert!(!hot.contains("call") && !hot.contains("trap"), "{hot}");
+    assert_eq!(hot.matches("ld.global").count(), 2, "{hot}");
+    assert_eq!(hot.matches("st.global").count(), 1, "{hot}");
+    assert_eq!(hot.matches("add.rn.f32").count(), 1, "{hot}");
+}
+
 #[test]
 fn ptx() {
     let text = stage("golden_kernels", "ptx");

@@ -527,9 +527,9 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         .and_then(|()| synchronize(stream));
     ok &= match outcome {
         Err(
-            error @ Error::KernelPanic {
+            ref error @ Error::KernelPanic {
                 kernel: "load_with",
-                panic,
+                ref panic,
                 ..
             },
         ) if panic.message == "there is no such thing as a release load" => {

@@ -44,7 +44,7 @@ fn fmt_method<'tcx>(
     def_id: rustc_hir::def_id::DefId,
     args: ty::GenericArgsRef<'tcx>,
 ) -> Option<(u8, ty::Ty<'tcx>)> {
-    if tcx.item_name(def_id).as_str() != "fmt" {
+    if tcx.opt_item_name(def_id).is_none_or(|name| name.as_str() != "fmt") {
         return None;
     }
     let (trait_id, self_ty) = if let Some(trait_id) = tcx.trait_of_assoc(def_id) {
@@ -127,7 +127,9 @@ fn describe<'tcx>(tcx: TyCtxt<'tcx>, code: u8, ty: ty::Ty<'tcx>) -> Vec<u8> {
             ty::Char => break (KIND_CHAR, 4),
             ty::Adt(def, _)
                 if tcx.crate_name(def.did().krate).as_str() == "core"
-                    && tcx.item_name(def.did()).as_str() == "Arguments" =>
+                    && tcx
+                        .opt_item_name(def.did())
+                        .is_some_and(|name| name.as_str() == "Arguments") =>
             {
                 break (KIND_ARGUMENTS, 16);
             }
@@ -135,7 +137,8 @@ fn describe<'tcx>(tcx: TyCtxt<'tcx>, code: u8, ty: ty::Ty<'tcx>) -> Vec<u8> {
         }
     };
     let name = if kind == KIND_OPAQUE {
-        base.to_string()
+        // Full paths: trimmed ones make rustc expect a diagnostic.
+        ty::print::with_no_trimmed_paths!(base.to_string())
     } else {
         String::new()
     };
