@@ -198,8 +198,8 @@ pub enum Error {
         kernel: &'static str,
         /// As for [`Error::KernelFault`]: the kernels in flight when it is not certain.
         in_flight: Vec<&'static str>,
-        /// What the device recorded.
-        panic: crate::panic::DevicePanic,
+        /// What the device recorded (boxed: it keeps `Error` small).
+        panic: Box<crate::panic::DevicePanic>,
         /// The driver's error.
         #[source]
         source: DriverFailure,

@@ -276,7 +276,7 @@ impl Kernel {
                     Some(panic) => Error::KernelPanic {
                         kernel: self.name,
                         in_flight: Vec::new(),
-                        panic,
+                        panic: Box::new(panic),
                         source,
                     },
                     None => Error::KernelFault {
@@ -397,7 +397,7 @@ pub(crate) fn fault(source: DriverFailure, ctx: Option<usize>) -> Error {
         return Error::KernelPanic {
             kernel,
             in_flight: suspects,
-            panic,
+            panic: Box::new(panic),
             source,
         };
     }

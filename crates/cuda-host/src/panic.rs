@@ -452,6 +452,8 @@ mod tests {
             self.push(t.as_bytes());
             self
         }
+        /// One value item: trait, kind, size, flags, width, precision, bits.
+        #[allow(clippy::too_many_arguments)]
         fn value(
             mut self,
             tr: u8,

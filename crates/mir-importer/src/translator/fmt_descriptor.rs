@@ -44,7 +44,10 @@ fn fmt_method<'tcx>(
     def_id: rustc_hir::def_id::DefId,
     args: ty::GenericArgsRef<'tcx>,
 ) -> Option<(u8, ty::Ty<'tcx>)> {
-    if tcx.opt_item_name(def_id).is_none_or(|name| name.as_str() != "fmt") {
+    if tcx
+        .opt_item_name(def_id)
+        .is_none_or(|name| name.as_str() != "fmt")
+    {
         return None;
     }
     let (trait_id, self_ty) = if let Some(trait_id) = tcx.trait_of_assoc(def_id) {
