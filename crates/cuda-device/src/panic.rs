@@ -169,6 +169,7 @@ pub fn record(message: &Arguments<'_>, location: &Location<'_>) -> ! {
 ///
 /// # Safety
 /// `base` points to a panic record of `layout::RECORD_BYTES` bytes.
+#[inline(never)]
 unsafe fn fill(base: *mut u8, message: &Arguments<'_>, location: &Location<'_>) {
     // SAFETY: CLAIMED and DONE are aligned `u32`s of the record.
     let claimed = unsafe { SystemAtomicU32::from_ptr(base.add(layout::CLAIMED).cast()) };
@@ -221,6 +222,7 @@ unsafe fn fill(base: *mut u8, message: &Arguments<'_>, location: &Location<'_>) 
 ///
 /// # Safety
 /// The four bytes are inside the record.
+#[inline(never)]
 unsafe fn put_u32(base: *mut u8, offset: usize, value: u32) {
     let bytes = value.to_le_bytes();
     // SAFETY: the caller's promise.
@@ -231,6 +233,7 @@ unsafe fn put_u32(base: *mut u8, offset: usize, value: u32) {
 ///
 /// # Safety
 /// Both ranges are valid.
+#[inline(never)]
 unsafe fn copy(from: *const u8, to: *mut u8, len: usize) {
     let mut i: usize = 0;
     while i < len {
@@ -258,6 +261,16 @@ unsafe fn read_u32(p: *const u8) -> u32 {
     unsafe { u32::from_le_bytes([p.read(), p.add(1).read(), p.add(2).read(), p.add(3).read()]) }
 }
 
+/// Where the walk over a template is.
+struct Cursor {
+    /// The next byte of the template.
+    template: *const u8,
+    /// The arguments.
+    args: *const [usize; 2],
+    /// The argument of the next placeholder without an explicit index.
+    next: usize,
+}
+
 /// The message stream being written.
 struct Writer {
     base: *mut u8,
@@ -274,6 +287,7 @@ const PRECISION_FLAG: u32 = 1 << 28;
 
 impl Writer {
     /// Whether `n` more bytes fit; if not, the stream is marked truncated.
+    #[inline(never)]
     fn room(&mut self, n: usize) -> bool {
         if self.pos.wrapping_add(n) <= layout::MESSAGE_CAPACITY {
             true
@@ -283,24 +297,28 @@ impl Writer {
         }
     }
 
+    #[inline(never)]
     fn byte(&mut self, b: u8) {
         // SAFETY: callers checked `room`.
         unsafe { core::ptr::write_volatile(self.base.add(layout::MESSAGE).add(self.pos), b) };
         self.pos = self.pos.wrapping_add(1);
     }
 
+    #[inline(never)]
     fn bytes(&mut self, from: *const u8, len: usize) {
         // SAFETY: callers checked `room`; `from` holds `len` bytes.
         unsafe { copy(from, self.base.add(layout::MESSAGE).add(self.pos), len) };
         self.pos = self.pos.wrapping_add(len);
     }
 
+    #[inline(never)]
     fn u16(&mut self, v: u16) {
         for b in v.to_le_bytes() {
             self.byte(b);
         }
     }
 
+    #[inline(never)]
     fn u32(&mut self, v: u32) {
         for b in v.to_le_bytes() {
             self.byte(b);
@@ -308,6 +326,7 @@ impl Writer {
     }
 
     /// A literal piece, cut to what fits.
+    #[inline(never)]
     fn text(&mut self, from: *const u8, len: usize) {
         if self.pos.wrapping_add(3) > layout::MESSAGE_CAPACITY {
             self.truncated = true;
@@ -327,83 +346,102 @@ impl Writer {
         self.bytes(from, len);
     }
 
-    /// The header of a value item.
-    fn value_header(&mut self, tr: u8, kind: u8, size: u8, flags: u32, width: u16, prec: u16) {
-        self.byte(layout::ITEM_VALUE);
-        self.byte(tr);
-        self.byte(kind);
-        self.byte(size);
-        self.u32(flags);
-        self.u16(width);
-        self.u16(prec);
-    }
-
     /// Every piece and placeholder of `args`.
+    #[inline(never)]
     fn arguments(&mut self, args: &Arguments<'_>, depth: u32) {
         // SAFETY: `Arguments` is two words, template then args (checked by this crate's tests).
         let [template, argv]: [usize; 2] = unsafe { core::mem::transmute_copy(args) };
-        let mut t = template as *const u8;
         if argv & 1 == 1 {
             // A plain string: `args` holds its length.
-            self.text(t, argv >> 1);
+            self.text(template as *const u8, argv >> 1);
             return;
         }
-        let argv = argv as *const [usize; 2];
-        let mut next = 0usize;
-        loop {
-            // SAFETY: the template is valid (format_args! wrote it) and ends with a 0 byte.
-            unsafe {
-                let n = t.read();
-                t = t.add(1);
-                if n == 0 {
-                    return;
-                } else if n < 0x80 {
-                    self.text(t, n as usize);
-                    t = t.add(n as usize);
-                } else if n == 0x80 {
-                    let len = read_u16(t) as usize;
-                    t = t.add(2);
-                    self.text(t, len);
-                    t = t.add(len);
-                } else {
-                    let mut flags = DEFAULT_FLAGS;
-                    let mut width = 0;
-                    let mut prec = 0;
-                    let mut index = next;
-                    if n & 1 != 0 {
-                        flags = read_u32(t);
-                        t = t.add(4);
-                    }
-                    if n & 2 != 0 {
-                        width = read_u16(t);
-                        t = t.add(2);
-                    }
-                    if n & 4 != 0 {
-                        prec = read_u16(t);
-                        t = t.add(2);
-                    }
-                    if n & 8 != 0 {
-                        index = read_u16(t) as usize;
-                        t = t.add(2);
-                    }
-                    // A width or precision taken from an argument (`{:1$}`, `{:.*}`) is not
-                    // followed: the value is written without it.
-                    if n & 16 != 0 {
-                        flags &= !WIDTH_FLAG;
-                    }
-                    if n & 32 != 0 {
-                        flags &= !PRECISION_FLAG;
-                    }
-                    let [first, second] = argv.add(index).read();
-                    let (value, desc) = if ARGUMENT_VALUE_WORD == 0 {
-                        (first as *const u8, second as *const u8)
-                    } else {
-                        (second as *const u8, first as *const u8)
-                    };
-                    self.value(value, desc, flags, width, prec, depth);
-                    next = index.wrapping_add(1);
-                }
+        let mut cursor = Cursor {
+            template: template as *const u8,
+            args: argv as *const [usize; 2],
+            next: 0,
+        };
+        // SAFETY: the template is valid (format_args! wrote it) and ends with a 0 byte.
+        while unsafe { self.element(&mut cursor, depth) } {}
+    }
+
+    /// The template element at the cursor (a piece or a placeholder), moving past it;
+    /// `false` at the end. Kept apart from [`Self::placeholder`] so that each function needs
+    /// few registers (a kernel is given as many as the hungriest function it may call).
+    ///
+    /// # Safety
+    /// The cursor is inside a valid template.
+    #[inline(never)]
+    unsafe fn element(&mut self, cursor: &mut Cursor, depth: u32) -> bool {
+        // SAFETY: the caller's promise.
+        unsafe {
+            let t = cursor.template;
+            let n = t.read();
+            if n == 0 {
+                return false;
             }
+            if n < 0x80 {
+                self.text(t.add(1), n as usize);
+                cursor.template = t.add(1).add(n as usize);
+            } else if n == 0x80 {
+                let len = read_u16(t.add(1)) as usize;
+                self.text(t.add(3), len);
+                cursor.template = t.add(3).add(len);
+            } else {
+                cursor.template = t.add(1);
+                self.placeholder(cursor, n, depth);
+            }
+            true
+        }
+    }
+
+    /// A placeholder whose first byte is `n`; the cursor is just after that byte.
+    ///
+    /// # Safety
+    /// The cursor is inside a valid template whose arguments are at `cursor.args`.
+    #[inline(never)]
+    unsafe fn placeholder(&mut self, cursor: &mut Cursor, n: u8, depth: u32) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            let mut t = cursor.template;
+            let mut flags = DEFAULT_FLAGS;
+            let mut width = 0;
+            let mut prec = 0;
+            let mut index = cursor.next;
+            if n & 1 != 0 {
+                flags = read_u32(t);
+                t = t.add(4);
+            }
+            if n & 2 != 0 {
+                width = read_u16(t);
+                t = t.add(2);
+            }
+            if n & 4 != 0 {
+                prec = read_u16(t);
+                t = t.add(2);
+            }
+            if n & 8 != 0 {
+                index = read_u16(t) as usize;
+                t = t.add(2);
+            }
+            cursor.template = t;
+            cursor.next = index.wrapping_add(1);
+            // A width or precision taken from an argument (`{:1$}`, `{:.*}`) is not
+            // followed: the value is written without it.
+            if n & 16 != 0 {
+                flags &= !WIDTH_FLAG;
+            }
+            if n & 32 != 0 {
+                flags &= !PRECISION_FLAG;
+            }
+            let [first, second] = cursor.args.add(index).read();
+            let (value, desc) = if ARGUMENT_VALUE_WORD == 0 {
+                (first as *const u8, second as *const u8)
+            } else {
+                (second as *const u8, first as *const u8)
+            };
+            let spec = Spec { flags, width, prec };
+            self.value(value, desc, &spec, depth);
         }
     }
 
@@ -411,20 +449,11 @@ impl Writer {
     ///
     /// # Safety
     /// `desc` is a descriptor the compiler wrote and `value` points to a value of its type.
-    unsafe fn value(
-        &mut self,
-        value: *const u8,
-        desc: *const u8,
-        flags: u32,
-        width: u16,
-        prec: u16,
-        depth: u32,
-    ) {
+    #[inline(never)]
+    unsafe fn value(&mut self, value: *const u8, desc: *const u8, spec: &Spec, depth: u32) {
         // SAFETY: the caller's promise.
         unsafe {
-            let tr = desc.add(descriptor::TRAIT).read();
             let kind = desc.add(descriptor::KIND).read();
-            let size = desc.add(descriptor::SIZE).read();
             let derefs = desc.add(descriptor::DEREFS).read();
             let mut p = value;
             let mut i: u8 = 0;
@@ -433,26 +462,13 @@ impl Writer {
                 i = i.wrapping_add(1);
             }
             match kind {
-                layout::KIND_STR => {
-                    let data = p.cast::<*const u8>().read();
-                    let len = p.cast::<usize>().add(1).read();
-                    let len = if len > u16::MAX as usize {
-                        u16::MAX as usize
-                    } else {
-                        len
-                    };
-                    if self.room(len.wrapping_add(14)) {
-                        self.value_header(tr, kind, size, flags, width, prec);
-                        self.u16(len as u16);
-                        self.bytes(data, len);
-                    }
-                }
+                layout::KIND_STR => self.string(p, desc, spec),
                 layout::KIND_DYN => {
                     let data = p.cast::<*const u8>().read();
                     let vtable = p.cast::<*const *const u8>().add(1).read();
                     let inner = vtable.add(descriptor::VTABLE_FMT_SLOT).read();
                     if depth < MAX_DEPTH {
-                        self.value(data, inner, flags, width, prec, depth.wrapping_add(1));
+                        self.value(data, inner, spec, depth.wrapping_add(1));
                     }
                 }
                 layout::KIND_ARGUMENTS => {
@@ -460,42 +476,113 @@ impl Writer {
                         self.arguments(&*p.cast::<Arguments<'_>>(), depth.wrapping_add(1));
                     }
                 }
-                layout::KIND_OPAQUE => {
-                    let len = read_u32(desc.add(descriptor::NAME_LEN)) as usize;
-                    let len = if len > 1024 { 1024 } else { len };
-                    if self.room(len.wrapping_add(14)) {
-                        self.value_header(tr, kind, size, flags, width, prec);
-                        self.u16(len as u16);
-                        self.bytes(desc.add(descriptor::NAME), len);
-                    }
-                }
-                layout::KIND_POINTER => {
-                    if self.room(28) {
-                        self.value_header(tr, kind, 8, flags, width, prec);
-                        let bits = (p as usize as u64).to_le_bytes();
-                        self.bytes(bits.as_ptr(), 8);
-                        let mut i: usize = 8;
-                        while i < 16 {
-                            self.byte(0);
-                            i = i.wrapping_add(1);
-                        }
-                    }
-                }
-                _ => {
-                    if self.room(28) {
-                        self.value_header(tr, kind, size, flags, width, prec);
-                        let size = if size > 16 { 16 } else { size as usize };
-                        self.bytes(p, size);
-                        let mut i = size;
-                        while i < 16 {
-                            self.byte(0);
-                            i = i.wrapping_add(1);
-                        }
-                    }
-                }
+                layout::KIND_OPAQUE => self.opaque(desc, spec),
+                _ => self.scalar(p, desc, spec),
             }
         }
     }
+
+    /// A value item's header: the descriptor's trait, `kind` and `size`, and the options.
+    ///
+    /// # Safety
+    /// `desc` is a descriptor.
+    #[inline(never)]
+    unsafe fn value_header(&mut self, desc: *const u8, kind: u8, size: u8, spec: &Spec) {
+        self.byte(layout::ITEM_VALUE);
+        // SAFETY: the caller's promise.
+        self.byte(unsafe { desc.add(descriptor::TRAIT).read() });
+        self.byte(kind);
+        self.byte(size);
+        self.u32(spec.flags);
+        self.u16(spec.width);
+        self.u16(spec.prec);
+    }
+
+    /// A `&str` value: `p` points to the reference.
+    ///
+    /// # Safety
+    /// `p` points to a `&str`, `desc` is its descriptor.
+    #[inline(never)]
+    unsafe fn string(&mut self, p: *const u8, desc: *const u8, spec: &Spec) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            let data = p.cast::<*const u8>().read();
+            let len = p.cast::<usize>().add(1).read();
+            let len = if len > u16::MAX as usize {
+                u16::MAX as usize
+            } else {
+                len
+            };
+            if self.room(len.wrapping_add(14)) {
+                self.value_header(desc, layout::KIND_STR, 16, spec);
+                self.u16(len as u16);
+                self.bytes(data, len);
+            }
+        }
+    }
+
+    /// A value without device formatting: its type's name.
+    ///
+    /// # Safety
+    /// `desc` is a descriptor.
+    #[inline(never)]
+    unsafe fn opaque(&mut self, desc: *const u8, spec: &Spec) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            let len = read_u32(desc.add(descriptor::NAME_LEN)) as usize;
+            let len = if len > 1024 { 1024 } else { len };
+            if self.room(len.wrapping_add(14)) {
+                self.value_header(desc, layout::KIND_OPAQUE, 0, spec);
+                self.u16(len as u16);
+                self.bytes(desc.add(descriptor::NAME), len);
+            }
+        }
+    }
+
+    /// A number, `bool`, `char` or pointer: 16 bytes of bits, zero-extended.
+    ///
+    /// # Safety
+    /// `p` points to a value of the type `desc` describes (or is the pointer itself, for
+    /// `KIND_POINTER`).
+    #[inline(never)]
+    unsafe fn scalar(&mut self, p: *const u8, desc: *const u8, spec: &Spec) {
+        if !self.room(28) {
+            return;
+        }
+        // SAFETY: the caller's promise.
+        unsafe {
+            let kind = desc.add(descriptor::KIND).read();
+            if kind == layout::KIND_POINTER {
+                self.value_header(desc, kind, 8, spec);
+                let bits = (p as usize as u64).to_le_bytes();
+                self.bytes(bits.as_ptr(), 8);
+                self.zeros(8);
+            } else {
+                let size = desc.add(descriptor::SIZE).read();
+                let size = if size > 16 { 16 } else { size };
+                self.value_header(desc, kind, size, spec);
+                self.bytes(p, size as usize);
+                self.zeros(16usize.wrapping_sub(size as usize));
+            }
+        }
+    }
+
+    /// `n` zero bytes.
+    #[inline(never)]
+    fn zeros(&mut self, n: usize) {
+        let mut i: usize = 0;
+        while i < n {
+            self.byte(0);
+            i = i.wrapping_add(1);
+        }
+    }
+}
+
+/// A placeholder's options, as `core::fmt::FormattingOptions` holds them.
+struct Spec {
+    flags: u32,
+    width: u16,
+    prec: u16,
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     if let Some(base) = reserved_oxide_symbols::device_extern_base_name(&path) {
         return base.to_owned();
     }
-    if let Some(symbol) = crate::shims::shim_for(&path).and_then(path_symbol) {
+    if let Some(symbol) = shim_of(instance).and_then(path_symbol) {
         return symbol;
     }
     // An intrinsic with a fallback body is called under the symbol of that body.
@@ -38,6 +38,26 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
         Some(symbol) => symbol,
         None => instance.mangled_name(),
     }
+}
+
+/// The device version of `instance`'s function, if it has one ([`crate::shims`]). The lookup
+/// uses the path where the function is defined, as the collector does: `rustc_public`'s names
+/// follow re-exports (`core::option::unwrap_failed` prints as `std::option::unwrap_failed`).
+pub fn shim_of(instance: &Instance) -> Option<&'static str> {
+    crate::shims::shim_for(&defining_path(instance))
+}
+
+/// The path of `instance`'s function where it is defined, crate name first, re-exports ignored.
+pub fn defining_path(instance: &Instance) -> String {
+    use rustc_middle::ty::print::{
+        with_no_trimmed_paths, with_no_visible_paths, with_resolve_crate_name,
+    };
+    rustc_middle::ty::tls::with(|tcx| {
+        let def_id = rustc_public::rustc_internal::internal(tcx, instance.def.def_id());
+        with_no_visible_paths!(with_no_trimmed_paths!(with_resolve_crate_name!(
+            tcx.def_path_str(def_id)
+        )))
+    })
 }
 
 /// The symbol of a `static` item: its path with reserved names stripped (a static declared in a

@@ -46,6 +46,13 @@ dict_key!(
     "mir_func_min_blocks"
 );
 
+dict_key!(
+    /// Attribute key marking a function never to be inlined (`#[inline(never)]`: LLVM
+    /// `noinline`, PTX `.noinline`). A unit attribute.
+    ATTR_KEY_MIR_FUNC_NOINLINE,
+    "mir_func_noinline"
+);
+
 /// The most threads a CUDA block can have, and so the largest launch bound.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 
@@ -154,6 +161,23 @@ impl FuncOp {
 }
 
 impl FuncOp {
+    /// Mark the function never to be inlined (`#[inline(never)]`).
+    pub fn set_noinline(&self, ctx: &Context) {
+        self.get_operation()
+            .deref_mut(ctx)
+            .attributes
+            .set(ATTR_KEY_MIR_FUNC_NOINLINE.clone(), UnitAttr::new());
+    }
+
+    /// Whether the function is never to be inlined.
+    pub fn is_noinline(&self, ctx: &Context) -> bool {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .0
+            .contains_key(&ATTR_KEY_MIR_FUNC_NOINLINE)
+    }
+
     /// Record the kernel's launch bounds.
     pub fn set_launch_bounds(&self, ctx: &mut Context, bounds: LaunchBounds) {
         let ui32 = IntegerType::get(ctx, 32, Signedness::Unsigned);

@@ -112,6 +112,9 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
+    if !function.is_kernel && super::panic::is_inline_never(&function.instance) {
+        func.set_noinline(ctx);
+    }
     if function.is_kernel
         && let Some(bounds) = super::launch_bounds::declared(body)?
     {

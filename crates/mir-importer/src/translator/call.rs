@@ -121,7 +121,7 @@ impl FnTranslator<'_> {
         if def.krate().name == "core"
             && target.is_none()
             && !instance.has_body()
-            && crate::shims::shim_for(&path).is_none()
+            && crate::naming::shim_of(&instance).is_none()
         {
             // A diverging function of `core` without MIR and without a device version: the
             // kernel traps, without a message (the panic entry points all have device

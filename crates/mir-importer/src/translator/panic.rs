@@ -50,6 +50,20 @@ pub(crate) fn requires_caller_location(instance: &Instance) -> bool {
     ty::tls::with(|tcx| internal(tcx, *instance).def.requires_caller_location(tcx))
 }
 
+/// Whether `instance`'s function is `#[inline(never)]` (as the panic recorder is).
+pub(crate) fn is_inline_never(instance: &Instance) -> bool {
+    ty::tls::with(|tcx| {
+        let internal = internal(tcx, *instance);
+        let ty::InstanceKind::Item(def_id) = internal.def else {
+            return false;
+        };
+        matches!(
+            tcx.codegen_fn_attrs(def_id).inline,
+            rustc_hir::attrs::InlineAttr::Never
+        )
+    })
+}
+
 /// The type of that argument: `&'static core::panic::Location<'static>`.
 pub(crate) fn caller_location_ty() -> rustc_public::ty::Ty {
     ty::tls::with(|tcx| stable(tcx.caller_location_ty()))
