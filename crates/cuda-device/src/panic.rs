@@ -156,11 +156,22 @@ const WAIT_FOR_WRITER: u32 = 1 << 20;
 #[cold]
 #[inline(never)]
 pub fn record(message: &Arguments<'_>, location: &Location<'_>) -> ! {
+    record_parts(&[message], location)
+}
+
+/// [`record`] of a message made of `parts`, one after the other: a message that embeds
+/// another (`assert_eq!`'s own message inside the assertion's) is recorded this way rather
+/// than as nested `Arguments`, which the recorder would walk one call level deeper (the
+/// device stack is small). Not for direct use.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+pub fn record_parts(parts: &[&Arguments<'_>], location: &Location<'_>) -> ! {
     // SAFETY: the host writes RECORD before any launch; device code only reads it.
     let base = unsafe { core::ptr::read_volatile(&raw const RECORD) } as *mut u8;
     if !base.is_null() {
         // SAFETY: the host allocated `layout::RECORD_BYTES` bytes at `base`, mapped for the device.
-        unsafe { fill(base, message, location) };
+        unsafe { fill(base, parts, location) };
     }
     crate::trap()
 }
@@ -170,7 +181,7 @@ pub fn record(message: &Arguments<'_>, location: &Location<'_>) -> ! {
 /// # Safety
 /// `base` points to a panic record of `layout::RECORD_BYTES` bytes.
 #[inline(never)]
-unsafe fn fill(base: *mut u8, message: &Arguments<'_>, location: &Location<'_>) {
+unsafe fn fill(base: *mut u8, parts: &[&Arguments<'_>], location: &Location<'_>) {
     // SAFETY: CLAIMED and DONE are aligned `u32`s of the record.
     let claimed = unsafe { SystemAtomicU32::from_ptr(base.add(layout::CLAIMED).cast()) };
     let done = unsafe { SystemAtomicU32::from_ptr(base.add(layout::DONE).cast()) };
@@ -209,7 +220,12 @@ unsafe fn fill(base: *mut u8, message: &Arguments<'_>, location: &Location<'_>) 
         };
         copy(file.as_ptr(), base.add(layout::FILE), file_len);
         put_u32(base, layout::FILE_LEN, file_len as u32);
-        out.arguments(message, 0);
+        let mut part = parts.as_ptr();
+        let end = part.add(parts.len());
+        while part != end {
+            out.arguments(*part, 0);
+            part = part.add(1);
+        }
         put_u32(base, layout::MESSAGE_LEN, out.pos as u32);
         put_u32(base, layout::TRUNCATED, out.truncated as u32);
     }

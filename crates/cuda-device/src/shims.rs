@@ -98,7 +98,7 @@ pub mod panicking {
     use core::fmt::Arguments;
     use core::panic::Location;
 
-    use crate::panic::record;
+    use crate::panic::{record, record_parts};
 
     /// `core::panicking::panic_fmt`: where every `panic!` ends.
     #[track_caller]
@@ -202,17 +202,19 @@ pub mod panicking {
             core::panicking::AssertKind::Ne => "!=",
             core::panicking::AssertKind::Match => "matches",
         };
+        let values = format_args!("\n  left: {left:?}\n right: {right:?}");
         match args {
-            Some(args) => record(
-                &format_args!(
-                    "assertion `left {op} right` failed: {args}\n  left: {left:?}\n right: {right:?}"
-                ),
+            // The assertion's own message is recorded as a part of its own, not nested.
+            Some(args) => record_parts(
+                &[
+                    &format_args!("assertion `left {op} right` failed: "),
+                    &args,
+                    &values,
+                ],
                 Location::caller(),
             ),
-            None => record(
-                &format_args!(
-                    "assertion `left {op} right` failed\n  left: {left:?}\n right: {right:?}"
-                ),
+            None => record_parts(
+                &[&format_args!("assertion `left {op} right` failed"), &values],
                 Location::caller(),
             ),
         }

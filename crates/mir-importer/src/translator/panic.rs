@@ -80,7 +80,13 @@ impl FnTranslator<'_> {
             let internal_instance = internal(tcx, instance);
             let body = tcx.instance_mir(internal_instance.def);
             let block = rustc_middle::mir::BasicBlock::from_usize(block);
-            let source_info = body.basic_blocks[block].terminator().source_info;
+            let terminator = body.basic_blocks[block].terminator();
+            let mut source_info = terminator.source_info;
+            // A call's location is the span of the call itself (`unwrap()` of
+            // `x.iter().position(f).unwrap()`), as rustc's backends take it.
+            if let rustc_middle::mir::TerminatorKind::Call { fn_span, .. } = &terminator.kind {
+                source_info.span = *fn_span;
+            }
             body.caller_location_span(source_info, own.map(Ok), tcx, Err)
         });
         match found {
