@@ -27,7 +27,9 @@ echo "== examples: build the GPU bundle, check its PTX with ptxas"
 "${cargo[@]}" fetch --manifest-path examples/Cargo.toml --locked
 "${cargo[@]}" oxide bundle
 for ptx in target/gpu-bundle/*.ptx; do
-    "$PTXAS" -arch=sm_90 "$ptx" -o /dev/null
+    # Each for the architecture it was built for (sm_90, or sm_90a for the wgmma example).
+    arch=$(sed -n 's/^\.target \(sm_[0-9a-z]*\).*/\1/p' "$ptx" | head -n 1)
+    "$PTXAS" -arch="${arch:-sm_90}" "$ptx" -o /dev/null
     echo "ptxas ok: $ptx"
 done
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use crate::bundle::{place, resolve_dir, set_executable};
-use crate::cli::{BenchOptions, BuildTarget};
+use crate::cli::{BenchOptions, BuildTarget, DeviceDebug};
 use crate::error::OxideError;
 use crate::user_build;
 
@@ -17,7 +17,12 @@ pub const BENCH_CRATE: &str = "bench";
 
 /// Builds the suite with the default benchmarks and `features`, and puts `bench`, its PTX and
 /// `bench.sh` into `dir` (which must exist).
-pub fn build_into(dir: &Path, features: &[String], arch: Option<String>) -> Result<(), OxideError> {
+pub fn build_into(
+    dir: &Path,
+    features: &[String],
+    arch: Option<String>,
+    device_debug: Option<DeviceDebug>,
+) -> Result<(), OxideError> {
     let target = BuildTarget {
         example: Some(BENCH_CRATE.to_owned()),
         manifest_path: None,
@@ -25,6 +30,9 @@ pub fn build_into(dir: &Path, features: &[String], arch: Option<String>) -> Resu
         arch,
         features: features.to_vec(),
         verbose: false,
+        device_debug,
+        fmad: false,
+        panic_messages: None,
     };
     let built = user_build::build(&target)?;
     place(&built.artifact_dir, BENCH_CRATE, dir)?;
@@ -46,7 +54,7 @@ pub fn bench(options: &BenchOptions) -> Result<ExitCode, OxideError> {
         path: dir.clone(),
         source,
     })?;
-    build_into(&dir, &options.features, options.arch.clone())?;
+    build_into(&dir, &options.features, options.arch.clone(), None)?;
     eprintln!(
         "cargo oxide: benchmark suite in {}; run {}/bench.sh on a machine with a GPU \
          (`bench --list` works without one)",

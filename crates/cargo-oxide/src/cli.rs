@@ -72,6 +72,18 @@ pub struct BundleOptions {
     /// The GPU architecture to compile kernels for.
     #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
     pub arch: Option<String>,
+
+    /// Source information in the kernels' PTX (see `cargo oxide build --help`).
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub device_debug: Option<DeviceDebug>,
+
+    /// Device panics record their message, `file:line:column`, block and thread for the
+    /// host's `Error::KernelPanic` (`on`, the default without `--release`) or are a bare trap
+    /// with no cost on the kernel's hot path (`off`, the default with `--release`); the same
+    /// as `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub panic_messages: Option<bool>,
 }
 
 /// `cargo oxide bench`.
@@ -138,6 +150,47 @@ pub struct BuildTarget {
     /// (the same as `CUDA_OXIDE_VERBOSE=1`).
     #[arg(long, short)]
     pub verbose: bool,
+
+    /// Contract float `a * b + c` into fused multiply-adds in all device code, like nvcc's
+    /// default `--fmad=true` (the same as `CUDA_OXIDE_FMAD=1`). Without it, Rust's semantics:
+    /// each operation rounds; `#[kernel(fmad)]` asks for it in one kernel.
+    #[arg(long)]
+    pub fmad: bool,
+    /// Device panics record their message, `file:line:column`, block and thread for the
+    /// host's `Error::KernelPanic` (`on`, the default for the dev profile) or are a bare trap
+    /// with no cost on the kernel's hot path (`off`, the default with `--release`); the same
+    /// as `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub panic_messages: Option<bool>,
+    /// Source information in the kernels' PTX: `lines` (the default: Rust file:line for
+    /// compute-sanitizer, cuda-gdb and Nsight Compute, like nvcc's -lineinfo), `full`
+    /// (unoptimised, for stepping through a kernel, like nvcc's -G) or `none`
+    /// (overrides `CUDA_OXIDE_DEVICE_DEBUG`).
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub device_debug: Option<DeviceDebug>,
+}
+
+/// `--device-debug`: how much of the Rust source the PTX carries (see docs/debugging.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceDebug {
+    /// No `.loc` lines.
+    None,
+    /// `.file`/`.loc` lines; optimisation unchanged.
+    Lines,
+    /// Full debug information, optimisation off.
+    Full,
+}
+
+impl DeviceDebug {
+    /// The value of `CUDA_OXIDE_DEVICE_DEBUG` that asks the backend for this level.
+    pub fn env_value(self) -> &'static str {
+        match self {
+            DeviceDebug::None => "none",
+            DeviceDebug::Lines => "lines",
+            DeviceDebug::Full => "full",
+        }
+    }
 }
 
 /// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).
@@ -179,6 +232,33 @@ mod tests {
     }
 
     #[test]
+    fn device_debug_levels() {
+        let level = |args: &[&str]| match Cli::try_parse_from(args).map(|cli| cli.command) {
+            Ok(Command::Build(target)) => Ok(target.device_debug),
+            Ok(Command::Run(run)) => Ok(run.build.device_debug),
+            Ok(Command::Bundle(bundle)) => Ok(bundle.device_debug),
+            Ok(other) => panic!("{other:?}"),
+            Err(error) => Err(error.to_string()),
+        };
+        assert_eq!(level(&["cargo-oxide", "build", "vecadd"]), Ok(None));
+        assert_eq!(
+            level(&["cargo-oxide", "build", "--device-debug", "full"]),
+            Ok(Some(DeviceDebug::Full))
+        );
+        assert_eq!(
+            level(&["cargo-oxide", "run", "--device-debug=none", "vecadd"]),
+            Ok(Some(DeviceDebug::None))
+        );
+        assert_eq!(
+            level(&["cargo-oxide", "bundle", "--device-debug", "lines"]),
+            Ok(Some(DeviceDebug::Lines))
+        );
+        assert_eq!(DeviceDebug::Full.env_value(), "full");
+        let error = level(&["cargo-oxide", "build", "--device-debug", "debug"]).unwrap_err();
+        assert!(error.contains("none") && error.contains("full"), "{error}");
+    }
+
+    #[test]
     fn example_and_manifest_path_conflict() {
         let parsed =
             Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--manifest-path", "x"]);
@@ -210,6 +290,55 @@ mod tests {
             panic!("not the build command");
         };
         assert_eq!(target.features, ["all"]);
+        assert!(!target.fmad);
+        let parsed = Cli::try_parse_from(["cargo-oxide", "build", "vecadd", "--fmad"]);
+        let Command::Build(target) = parsed.unwrap().command else {
+            panic!("not the build command");
+        };
+        assert!(target.fmad);
+        assert_eq!(target.panic_messages, None);
+        let cargo = crate::user_build::cargo_with_backend(
+            &target,
+            std::path::Path::new("/backend.so"),
+            std::path::Path::new("/target"),
+        );
+        assert!(
+            cargo
+                .get_envs()
+                .any(|(k, v)| k == "CUDA_OXIDE_FMAD" && v == Some("1".as_ref())),
+            "--fmad reaches the backend as CUDA_OXIDE_FMAD=1"
+        );
+        assert!(
+            !cargo
+                .get_envs()
+                .any(|(k, _)| k == "CUDA_OXIDE_PANIC_MESSAGES"),
+            "without --panic-messages the profile decides"
+        );
+        for (args, value) in [
+            (&["--panic-messages"][..], "1"),
+            (&["--panic-messages=off"][..], "0"),
+            (&["--panic-messages", "on"][..], "1"),
+        ] {
+            let parsed = Cli::try_parse_from(
+                ["cargo-oxide", "build", "vecadd"]
+                    .into_iter()
+                    .chain(args.iter().copied()),
+            );
+            let Command::Build(target) = parsed.unwrap().command else {
+                panic!("not the build command");
+            };
+            let cargo = crate::user_build::cargo_with_backend(
+                &target,
+                std::path::Path::new("/backend.so"),
+                std::path::Path::new("/target"),
+            );
+            assert!(
+                cargo
+                    .get_envs()
+                    .any(|(k, v)| k == "CUDA_OXIDE_PANIC_MESSAGES" && v == Some(value.as_ref())),
+                "{args:?} reaches the backend as CUDA_OXIDE_PANIC_MESSAGES={value}"
+            );
+        }
     }
 
     #[test]

@@ -212,6 +212,15 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if target.verbose {
         cargo.env("CUDA_OXIDE_VERBOSE", "1");
     }
+    if let Some(level) = target.device_debug {
+        cargo.env("CUDA_OXIDE_DEVICE_DEBUG", level.env_value());
+    }
+    if target.fmad {
+        cargo.env("CUDA_OXIDE_FMAD", "1");
+    }
+    if let Some(on) = target.panic_messages {
+        cargo.env("CUDA_OXIDE_PANIC_MESSAGES", if on { "1" } else { "0" });
+    }
     cargo
 }
 

@@ -126,6 +126,39 @@ fn verbose_build_lists_kernels_and_every_collected_device_function() {
     );
 }
 
+/// The cubin embedded beside the PTX: `ptxas` runs at build time; without a usable one the
+/// build warns and embeds only the PTX (which still loads, compiled by the driver).
+#[test]
+fn the_cubin_is_built_with_ptxas_or_the_build_warns() {
+    let manifest = fixture("golden_perf");
+    let manifest = manifest.to_str().unwrap();
+    let missing = oxide(
+        &["build", "--manifest-path", manifest],
+        &[
+            ("PTXAS", "/nonexistent/cuda-oxide-test/ptxas"),
+            ("CUDA_OXIDE_VERBOSE", "1"),
+        ],
+    );
+    let text = stderr(&missing);
+    assert_no_compiler_crash(&text);
+    assert!(missing.status.success(), "{text}");
+    assert!(
+        text.contains("cuda-oxide embeds only the PTX of crate `golden_perf`, no cubin for sm_90")
+            && text.contains("/nonexistent/cuda-oxide-test/ptxas"),
+        "{text}"
+    );
+    if llvm_export::find_ptxas().is_some_and(|p| p.is_file()) {
+        let built = oxide(
+            &["build", "--manifest-path", manifest],
+            &[("CUDA_OXIDE_VERBOSE", "1")],
+        );
+        let text = stderr(&built);
+        assert!(built.status.success(), "{text}");
+        assert!(text.contains("stage ptxas"), "{text}");
+        assert!(!text.contains("embeds only the PTX"), "{text}");
+    }
+}
+
 #[test]
 fn kernel_reaching_std_is_a_build_error_with_the_call_chain() {
     let manifest = fixture("forbidden_std");

@@ -16,11 +16,6 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
-        name: "intrinsic_address",
-        helper: "let f: fn() -> u32 = thread::threadIdx_x; f() + x",
-        expected: "the address of the GPU intrinsic `cuda_device::thread::threadIdx_x`",
-    },
-    Case {
         name: "shared_array_local",
         helper: "let tile = cuda_device::SharedArray::<u32, 4>::UNINIT; tile[0] + x",
         expected: "a `SharedArray` in a local variable",
@@ -37,16 +32,45 @@ const CASES: &[Case] = &[
         expected: "inline `asm!`",
     },
     Case {
-        name: "heap_allocation",
-        helper: "let v = vec![x, x]; v[1]",
+        name: "std_call",
+        helper: "std::thread::yield_now(); x",
         expected: "forbidden crate in device code",
     },
-    Case {
-        name: "refused_core_intrinsic",
-        helper: "core::panic::Location::caller().line() + x",
-        expected: "the compiler intrinsic `caller_location`",
-    },
 ];
+
+/// What a GPU cannot do, behind the features that make it expressible: each is a build error
+/// that says why.
+#[test]
+fn what_a_gpu_cannot_do_is_a_build_error_saying_why() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let cases = [
+        (
+            Case {
+                name: "refused_core_intrinsic",
+                helper: "core::intrinsics::breakpoint(); x",
+                expected: "the compiler intrinsic `breakpoint`: a debugger breakpoint",
+            },
+            "#![feature(core_intrinsics)]\n#![allow(internal_features)]\n\n",
+        ),
+        (
+            Case {
+                name: "thread_local_static",
+                helper: "#[thread_local]\n    static COUNT: core::cell::Cell<u32> = \
+                         core::cell::Cell::new(0);\n    COUNT.set(COUNT.get() + x);\n    \
+                         COUNT.get()",
+                expected: "thread-local statics",
+            },
+            "#![feature(thread_local)]\n\n",
+        ),
+    ];
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(case, preamble)| {
+            expect_failure(&write_crate(&root, case, preamble), &[], case)
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -153,6 +177,36 @@ fn intrinsics_newer_than_the_target_are_build_errors() {
             },
             "sm_80",
         ),
+        (
+            Case {
+                name: "wgmma_on_sm_90",
+                helper: "cuda_device::wgmma::fence(); x",
+                expected: "`cuda_device::wgmma::raw::fence` needs the architecture-specific \
+                           target sm_90a (exactly that GPU architecture), but this build targets \
+                           sm_90; build for sm_90a (`--arch sm_90a`",
+            },
+            "sm_90",
+        ),
+        (
+            Case {
+                name: "wgmma_on_sm_100a",
+                helper: "cuda_device::wgmma::commit_group(); x",
+                expected: "`cuda_device::wgmma::raw::commit_group` needs the architecture-specific \
+                           target sm_90a (exactly that GPU architecture), but this build targets \
+                           sm_100a",
+            },
+            "sm_100a",
+        ),
+        (
+            Case {
+                name: "wide_atomic_on_sm_80",
+                helper: "let a = cuda_device::atomic::DeviceAtomicU128::new(x as u128);\n    \
+                         a.swap(1, cuda_device::atomic::AtomicOrdering::Relaxed) as u32",
+                expected: "128-bit atomics (`atom.cas.b128`) need sm_90 or newer, but this build \
+                           targets sm_80",
+            },
+            "sm_80",
+        ),
     ];
     let failures: Vec<String> = cases
         .iter()
@@ -182,12 +236,14 @@ fn atomics_on_unsupported_types_are_build_errors() {
 /// A construct that cannot be translated inside `core` is reported at the user's own line (the
 /// call that leads into `core`), with the chain of calls from the kernel to the function that
 /// holds it.
+#[cfg(target_arch = "x86_64")]
 #[test]
 fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
     let case = Case {
         name: "error_inside_core",
-        helper: "let here = core::panic::Location::caller();\n    here.line() + x",
-        expected: "the compiler intrinsic `caller_location`",
+        helper: "let r = unsafe { core::arch::x86_64::_mm_rcp_ps(core::arch::x86_64::_mm_set1_ps(1.0)) };\n    \
+                 unsafe { core::arch::x86_64::_mm_cvtss_f32(r) as u32 + x }",
+        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse.rcp.ps`",
     };
     let root = repo().join("tests/fixtures/target/diagnostics");
     let manifest = write_case(&root, &case);
@@ -213,7 +269,7 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
         "not the user's line:\n{text}"
     );
     assert!(
-        text.contains("Location::caller()"),
+        text.contains("_mm_rcp_ps(core::arch"),
         "the user's line is not shown:\n{text}"
     );
     let chain = text
@@ -223,7 +279,7 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
     let positions: Vec<Option<usize>> = [
         "`error_inside_core::k` (error_inside_core)",
         "`error_inside_core::helper` (error_inside_core)",
-        "`core::panic::location::Location::<'_>::caller` (core)",
+        "`core::core_arch::x86::sse::_mm_rcp_ps` (core)",
     ]
     .iter()
     .map(|step| chain.find(step))

@@ -10,29 +10,47 @@ use std::sync::Mutex;
 
 use regex::Regex;
 
-/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file.
+/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file,
+/// without panic messages (`CUDA_OXIDE_PANIC_MESSAGES=0`, as in a release build): panics are
+/// bare traps, as the snapshots show.
 fn stages(fixture: &'static str) -> PathBuf {
-    static DIRS: Mutex<BTreeMap<&str, PathBuf>> = Mutex::new(BTreeMap::new());
+    stages_with(fixture, false)
+}
+
+/// The stage outputs of `fixture`, with or without panic messages.
+fn stages_with(fixture: &'static str, panic_messages: bool) -> PathBuf {
+    static DIRS: Mutex<BTreeMap<(&str, bool), PathBuf>> = Mutex::new(BTreeMap::new());
     let mut dirs = DIRS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    dirs.entry(fixture)
+    dirs.entry((fixture, panic_messages))
         .or_insert_with(|| {
             let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-            let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
+            let variant = if panic_messages {
+                "-panic-messages"
+            } else {
+                ""
+            };
+            let out = repo.join(format!(
+                "tests/fixtures/target/golden-stages/{fixture}{variant}"
+            ));
             let _ = std::fs::remove_dir_all(&out);
+            // The file names in `Location`s (of `#[track_caller]` calls) are the same on
+            // every checkout: the repository's path is remapped, as rustc allows.
+            let root = repo.canonicalize().expect("the repository's path");
             let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-                .args(["pipeline", "--manifest-path"])
+                .env(
+                    "RUSTFLAGS",
+                    format!("--remap-path-prefix={}=/cuda-oxide", root.display()),
+                )
+                // Source lines have their own golden test (source_lines.rs); these snapshots
+                // are about the code.
+                .args(["pipeline", "--device-debug", "none", "--manifest-path"])
                 .arg(repo.join(format!("tests/fixtures/{fixture}/Cargo.toml")))
                 .arg("--out")
                 .arg(&out)
                 .env_remove("CUDA_OXIDE_TARGET")
-                // Panic locations in dependencies (`cuda_device`) name their files by absolute
-                // path: the snapshots see the repository as `/oxide`, wherever it is.
                 .env(
-                    "RUSTFLAGS",
-                    format!(
-                        "--remap-path-prefix={}=/oxide",
-                        repo.canonicalize().unwrap_or(repo.clone()).display()
-                    ),
+                    "CUDA_OXIDE_PANIC_MESSAGES",
+                    if panic_messages { "1" } else { "0" },
                 )
                 .status()
                 .expect("cargo-oxide runs");
@@ -47,9 +65,14 @@ fn stages(fixture: &'static str) -> PathBuf {
 
 /// The text of one stage of `fixture`, with what depends on the machine replaced: mangled
 /// symbols (their crate hashes depend on where the sources are) become `_R<n>` in order of
-/// appearance.
+/// appearance. Without panic messages.
 fn stage(fixture: &'static str, extension: &str) -> String {
-    let path = stages(fixture).join(format!("{fixture}.{extension}"));
+    stage_with(fixture, extension, false)
+}
+
+/// [stage], with or without panic messages.
+fn stage_with(fixture: &'static str, extension: &str, panic_messages: bool) -> String {
+    let path = stages_with(fixture, panic_messages).join(format!("{fixture}.{extension}"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
     let mut seen: Vec<String> = Vec::new();
@@ -117,12 +140,19 @@ fn entry_body<'a>(ptx: &'a str, kernel: &str) -> &'a str {
     &body[..body.find("\n}").expect("a closing brace")]
 }
 
-/// Panic paths cost nothing where nothing panics: in every kernel, the blocks that call a
-/// panic function (bounds and overflow checks) come after the kernel's `ret`, out of line,
-/// and vecadd's path to `ret` is its two bounds checks, the loads, the add and the store.
+/// With panic messages (`CUDA_OXIDE_PANIC_MESSAGES=1`, the dev profile's default), panic
+/// paths cost nothing where nothing panics: in every kernel, the blocks that call a panic
+/// function (bounds and overflow checks) come after the kernel's `ret`, out of line, and
+/// vecadd's path to `ret` is its two bounds checks, the loads, the add and the store. The
+/// module has the panic record the host fills in.
 #[test]
 fn panic_paths_are_out_of_line() {
-    let text = stage("golden_kernels", "ptx");
+    let text = stage_with("golden_kernels", "ptx", true);
+    // (`cuda_device__panic__RECORD`, whose `_RECORD` [stage] reads as a mangled symbol.)
+    assert!(
+        text.contains(".visible .global .align 8 .b8 cuda_device__panic_"),
+        "the panic record:\n{text}"
+    );
     let mut calls = 0;
     for kernel in ["vecadd", "triangle", "apply", "table"] {
         let body = entry_body(&text, kernel);
@@ -147,6 +177,26 @@ fn panic_paths_are_out_of_line() {
     assert_eq!(hot.matches("ld.global").count(), 2, "{hot}");
     assert_eq!(hot.matches("st.global").count(), 1, "{hot}");
     assert_eq!(hot.matches("add.rn.f32").count(), 1, "{hot}");
+    insta::assert_snapshot!("golden_kernels.panic_messages.ptx", text);
+}
+
+/// Without panic messages (`CUDA_OXIDE_PANIC_MESSAGES=0`, the release profile's default) a
+/// panic is a bare trap: no panic function, no recorder, no record, no message text.
+#[test]
+fn without_panic_messages_panics_are_bare_traps() {
+    let text = stage("golden_kernels", "ptx");
+    for absent in [
+        "cuda_device__shims__panicking__",
+        "cuda_device__panic__",
+        "index out of bounds",
+    ] {
+        assert!(!text.contains(absent), "`{absent}` in:\n{text}");
+    }
+    let vecadd = entry_body(&text, "vecadd");
+    assert!(
+        vecadd.contains("trap;"),
+        "vecadd's bounds checks trap:\n{vecadd}"
+    );
 }
 
 #[test]
@@ -325,4 +375,127 @@ fn simd_lane_by_lane_at_every_stage() {
         assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
     }
     insta::assert_snapshot!("golden_simd.ptx", ptx);
+}
+
+/// Code generation for speed (`golden_perf`, docs/bench.md): kernel parameters carry what Rust
+/// promises about their memory, `#[kernel(fmad)]` contracts `a * b + c` into one `fma` (and
+/// only there), and a two-sided `if` of a loop becomes a `select`.
+#[test]
+fn performance_facts_reach_llvm_and_ptx() {
+    let ll = stage("golden_perf", "ll");
+    for expected in [
+        // `&[f32]`: never written while the kernel runs, reached through nothing else.
+        "define ptx_kernel void @add(ptr addrspace(1) noalias readonly nonnull align(4) %v0, \
+         i64 %v1, ptr addrspace(1) noalias readonly nonnull align(4) %v2, i64 %v3, \
+         ptr addrspace(1) noalias nonnull align(4) %v4, i64 %v5)",
+        // `&mut [u64]`, then atomics: no promise about memory others write.
+        "define ptx_kernel void @count(ptr addrspace(1) noalias nonnull align(8) %v0, i64 %v1, \
+         ptr addrspace(1) nonnull align(4) %v2, i64 %v3)",
+        // The generic pointer of a slice is not null either.
+        "call void @llvm.assume(i1",
+    ] {
+        assert!(ll.contains(expected), "no `{expected}` in:\n{ll}");
+    }
+    let fmad_kernel = function_text(&ll, "define ptx_kernel void @axpy_fmad(");
+    let plain_kernel = function_text(&ll, "define ptx_kernel void @axpy(");
+    assert!(fmad_kernel.contains("fmul contract float"), "{fmad_kernel}");
+    assert!(fmad_kernel.contains("fadd contract float"), "{fmad_kernel}");
+    assert!(!plain_kernel.contains("contract"), "{plain_kernel}");
+    insta::assert_snapshot!("golden_perf.ll", ll);
+
+    let ptx = stage("golden_perf", "ptx");
+    let entry = |name: &str| function_text(&ptx, &format!(".visible .entry {name}("));
+    let add = entry("add");
+    assert_eq!(add.matches("ld.global.nc.b32").count(), 2, "{add}");
+    // No test of the output pointer against null (`cvta.to.global` of 0, `setp.ne.b64`).
+    assert!(!add.contains("setp.ne.b64"), "{add}");
+    let count = entry("count");
+    assert!(!count.contains(".nc"), "atomics are written: {count}");
+    let axpy = entry("axpy");
+    assert!(
+        axpy.contains("mul.rn.f32") && axpy.contains("add.rn.f32"),
+        "{axpy}"
+    );
+    assert!(!axpy.contains("fma"), "{axpy}");
+    let axpy_fmad = entry("axpy_fmad");
+    assert!(axpy_fmad.contains("fma.rn.f32"), "{axpy_fmad}");
+    assert!(!axpy_fmad.contains("mul.rn.f32"), "{axpy_fmad}");
+    let collatz = entry("collatz");
+    assert!(collatz.contains("selp.b64"), "{collatz}");
+    insta::assert_snapshot!("golden_perf.ptx", ptx);
+}
+
+/// The text of the function of `text` whose definition starts with `header`, up to its end.
+fn function_text(text: &str, header: &str) -> String {
+    let start = text
+        .find(header)
+        .unwrap_or_else(|| panic!("no `{header}` in:\n{text}"));
+    let rest = &text[start..];
+    let end = rest.find("\n}").map_or(rest.len(), |end| end + 2);
+    rest[..end].to_string()
+}
+
+/// Rust in full (`golden_full`): the `algebraic_*` float methods carry LLVM's fast-math flags
+/// (and `a * b + c` becomes an `fma`), warp operations take a member mask from a register,
+/// `Location::caller()` is a global `Location` passed to `#[track_caller]` functions, GPU
+/// intrinsics called through pointers have wrapper functions, trait upcasting reads the
+/// supertrait's vtable from the subtrait's, `NonNull<[T; N]>` and a user's pointer struct
+/// unsize, `Vec`/`Box`/`Box<dyn Trait>` allocate with CUDA's `malloc`, `f16` arithmetic is
+/// native, `u128` atomics are `atom.cas.b128`; the PTX assembles.
+#[test]
+fn rust_in_full_at_every_stage() {
+    let mir = stage("golden_full", "mem2reg.mir");
+    for expected in [
+        "mir.add_algebraic",
+        "mir.sub_algebraic",
+        "mir.mul_algebraic",
+        "mir.div_algebraic",
+        "mir.rem_algebraic",
+    ] {
+        assert!(mir.contains(expected), "no `{expected}`:\n{mir}");
+    }
+    let ll = stage("golden_full", "ll");
+    for expected in [
+        "fadd nsz arcp contract reassoc float",
+        "fmul nsz arcp contract reassoc float",
+        "fdiv nsz arcp contract reassoc double",
+        "call double @__nv_fmod",
+        "@llvm.nvvm.shfl.sync.bfly.i32(i32 %",
+        "@llvm.nvvm.vote.ballot.sync(i32 %",
+        "@llvm.nvvm.match.any.sync.i32(i32 %",
+        "@llvm.nvvm.bar.warp.sync(i32 %",
+        "c\"golden_full/src/lib.rs\\00\"",
+        "call i32 @golden_full__caller_line(ptr %",
+        "define internal i32 @golden_full__inner_line(ptr %",
+        "store ptr @__oxide_intrinsic_read_ptx_sreg_laneid",
+        "define internal i1 @__oxide_intrinsic_vote_all_sync(i1 %",
+        // The device heap: CUDA's `malloc`/`free`, `Box<dyn Shape>` dropped through its vtable.
+        "declare ptr @malloc(i64)",
+        "declare void @free(ptr)",
+        "drop_dyn",
+        // `f16`: native arithmetic, `%` through libdevice's `f32` `fmod`.
+        "fadd half",
+        "call float @__nv_fmodf(float",
+    ] {
+        assert!(ll.contains(expected), "no `{expected}`:\n{ll}");
+    }
+    // `&dyn Shape` to `&dyn Scaled`: the vtable pointer in entry 5 of `Shape`'s.
+    assert!(
+        ll.lines()
+            .any(|l| l.contains("= getelementptr inbounds ptr, ptr %v") && l.ends_with(", i64 5")),
+        "no load of vtable entry 5:\n{ll}"
+    );
+    let ptx = stage("golden_full", "ptx");
+    for expected in [
+        "fma.rn.f32",
+        "vote.sync.ballot.b32",
+        "redux.sync.add",
+        "bar.warp.sync",
+    ] {
+        assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
+    }
+    if let Some(ptxas) = llvm_export::find_ptxas() {
+        llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    }
+    insta::assert_snapshot!("golden_full.ptx", ptx);
 }

@@ -19,6 +19,9 @@ fn argument(scalar: Scalar) -> &'static str {
         Scalar::I64 => "i64::from(x)",
         Scalar::F32 => "x as f32",
         Scalar::F64 => "f64::from(x)",
+        Scalar::F32x32 => "[x as f32; 32]",
+        Scalar::F32x64 => "[x as f32; 64]",
+        Scalar::F32x128 => "[x as f32; 128]",
     }
 }
 
@@ -27,6 +30,9 @@ fn widened(scalar: Scalar, value: &str) -> String {
     match scalar {
         Scalar::F32 => format!("u64::from(({value}).to_bits())"),
         Scalar::F64 => format!("({value}).to_bits()"),
+        Scalar::F32x32 | Scalar::F32x64 | Scalar::F32x128 => {
+            format!("u64::from(({value})[1].to_bits())")
+        }
         _ => format!("({value}) as u64"),
     }
 }
@@ -36,7 +42,13 @@ fn calls() -> String {
     let mut body = String::new();
     for intrinsic in table::ALL {
         let args: Vec<&str> = intrinsic.operands.iter().map(|s| argument(*s)).collect();
-        let call = format!("{}({})", intrinsic.rust_path, args.join(", "));
+        // Some stubs are `unsafe` (they take raw addresses); the block is harmless around the
+        // others.
+        let call = format!(
+            "(unsafe {{ {}({}) }})",
+            intrinsic.rust_path,
+            args.join(", ")
+        );
         let line = match (intrinsic.result, intrinsic.rust_path) {
             (_, "cuda_device::trap") => format!("if x == 0x7777_7777 {{ {call} }}"),
             (Some(result), _) => format!("acc ^= {};", widened(result, &call)),
@@ -67,7 +79,7 @@ fn build_kernel(name: &str, statements: &str, args: &[&str]) -> String {
         dir.join("src/lib.rs"),
         format!(
             "#![no_std]\n\nuse cuda_device::{{DisjointSlice, kernel, thread}};\n\n\
-             #[kernel]\npub fn k(input: &[u32], mut out: DisjointSlice<u64>) {{\n    \
+             #[kernel]\n#[allow(unused_unsafe)]\npub fn k(input: &[u32], mut out: DisjointSlice<u64>) {{\n    \
              let i = thread::index_1d();\n    let x = input[i.get()];\n    let mut acc = 0u64;\n\
              {statements}    if let Some(slot) = out.get_mut(i) {{\n        *slot = acc;\n    }}\n}}\n"
         ),
@@ -96,7 +108,8 @@ fn build_kernel(name: &str, statements: &str, args: &[&str]) -> String {
 
 #[test]
 fn every_declared_intrinsic_has_a_callable_stub() {
-    let ptx = build_kernel("intrinsic_stubs", &calls(), &[]);
+    // `wgmma` is specific to sm_90a.
+    let ptx = build_kernel("intrinsic_stubs", &calls(), &["--arch", "sm_90a"]);
     for instruction in [
         "%gridid",
         "shfl.sync.idx.b32",
@@ -109,11 +122,22 @@ fn every_declared_intrinsic_has_a_callable_stub() {
         "%globaltimer",
         "nanosleep.u32",
         "trap;",
+        "mbarrier.try_wait.parity.b64",
+        "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group",
+        "fence.proxy.tensormap::generic.acquire.gpu",
+        "wgmma.wait_group.sync.aligned 2;",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
+        "barrier.cluster.wait.acquire.aligned",
+        "mapa.u64",
+        "setmaxnreg.dec.sync.aligned.u32 24;",
     ] {
         assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
     }
-    // `elect.sync` is PTX ISA 8.0, newer than sm_90's default 7.8.
-    assert!(ptx.contains(".version 8.0"), "{ptx}");
+    // `fence.proxy.tensormap` is PTX ISA 8.3, newer than sm_90a's default 8.0.
+    assert!(
+        ptx.contains(".version 8.3") && ptx.contains(".target sm_90a"),
+        "{ptx}"
+    );
 }
 
 #[test]

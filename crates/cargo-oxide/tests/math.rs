@@ -259,7 +259,7 @@ fn f128_math_is_refused_with_a_clear_error() {
     assert!(!text.contains("panicked"), "{text}");
     for expected in [
         "`std::f128::<impl f128>::sin`",
-        "the GPU's math library has no `f128` functions",
+        "the GPU has no `f128` arithmetic and its math library no `f128` functions",
         "src/lib.rs:",
     ] {
         assert!(text.contains(expected), "`{expected}` in:\n{text}");

@@ -415,6 +415,64 @@ impl<T: AtomicInteger, const SCOPE: u8> ScopedAtomic<T, SCOPE> {
     }
 }
 
+/// 128-bit atomics (sm_90 and newer: PTX's `atom.cas.b128` and `atom.exch.b128`, the only
+/// 128-bit atomic instructions). Building one for an older GPU is an error at the call.
+macro_rules! atomics_128 {
+    ($($t:ty),*) => {$(
+        impl<const SCOPE: u8> ScopedAtomic<$t, SCOPE> {
+            /// Atomically writes `value`; returns the previous value (`atom.exch.b128`).
+            #[inline]
+            pub fn swap(&self, value: $t, order: AtomicOrdering) -> $t {
+                // SAFETY: the pointer is this atomic's own, which only atomic accesses touch.
+                unsafe { rmw_at::<$t, OP_XCHG, SCOPE>(self.as_ptr(), value, order) }
+            }
+
+            /// Atomically writes `new` if the value is `current`: `Ok(current)` if it did,
+            /// else `Err(value)` (`atom.cas.b128`). A `Release` or `AcqRel` failure ordering
+            /// panics.
+            #[inline]
+            pub fn compare_exchange(
+                &self,
+                current: $t,
+                new: $t,
+                success: AtomicOrdering,
+                failure: AtomicOrdering,
+            ) -> Result<$t, $t> {
+                let ptr = self.as_ptr();
+                // SAFETY: as in `swap`.
+                let (old, ok) = unsafe {
+                    with_ordering!(success, |S| with_ordering!(failure,
+                        |F| intrinsics::cmpxchg::<$t, SCOPE, S, F>(ptr, current, new),
+                        Release => "there is no such thing as a release failure ordering",
+                        AcqRel => "there is no such thing as an acquire-release failure ordering"))
+                };
+                if ok { Ok(old) } else { Err(old) }
+            }
+
+            /// Atomically reads the value, as a compare-exchange of 0 with 0 (the GPU has no
+            /// 128-bit atomic load; the memory must be writable). A `Release` or `AcqRel`
+            /// load panics.
+            #[inline]
+            pub fn load(&self, order: AtomicOrdering) -> $t {
+                if matches!(order, AtomicOrdering::Release | AtomicOrdering::AcqRel) {
+                    panic!("there is no such thing as a release or acquire-release load");
+                }
+                match self.compare_exchange(0, 0, order, order) {
+                    Ok(value) | Err(value) => value,
+                }
+            }
+
+            /// Atomically writes `value`, as a [`swap`](Self::swap) whose result is unused.
+            #[inline]
+            pub fn store(&self, value: $t, order: AtomicOrdering) {
+                self.swap(value, order);
+            }
+        }
+    )*};
+}
+
+atomics_128!(u128, i128);
+
 macro_rules! aliases {
     ($($scope:ident: $($name:ident = $t:ty),*;)*) => {$($(
         #[doc = concat!("An atomic `", stringify!($t), "` of scope [`Scope::", stringify!($scope), "`].")]
@@ -429,4 +487,7 @@ aliases! {
         BlockAtomicI64 = i64, BlockAtomicF32 = f32, BlockAtomicF64 = f64;
     System: SystemAtomicU32 = u32, SystemAtomicI32 = i32, SystemAtomicU64 = u64,
         SystemAtomicI64 = i64, SystemAtomicF32 = f32, SystemAtomicF64 = f64;
+    Device: DeviceAtomicU128 = u128, DeviceAtomicI128 = i128;
+    Block: BlockAtomicU128 = u128, BlockAtomicI128 = i128;
+    System: SystemAtomicU128 = u128, SystemAtomicI128 = i128;
 }

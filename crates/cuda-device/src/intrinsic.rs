@@ -29,3 +29,19 @@ macro_rules! stubs {
     )*};
 }
 pub(crate) use stubs;
+
+/// Like [stubs], for intrinsics that are `unsafe` to call (they take raw addresses).
+macro_rules! unsafe_stubs {
+    ($module:literal; $(
+        $(#[$doc:meta])*
+        pub unsafe fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;
+    )*) => {$(
+        $(#[$doc])*
+        #[inline(never)]
+        pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+            let _ = ($($arg,)*);
+            $crate::intrinsic::host_call(concat!("cuda_device::", $module, "::", stringify!($name)))
+        }
+    )*};
+}
+pub(crate) use unsafe_stubs;

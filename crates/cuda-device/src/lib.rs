@@ -3,23 +3,30 @@
 //! Code in a `#[kernel]` (and everything it calls) runs on the GPU. This crate gives it the
 //! GPU's view of the world: which thread am I ([`thread`]), wait for my block ([`sync`]),
 //! talk to my warp ([`warp`]), share memory with my block ([`shared`]), update memory shared
-//! with other threads ([`atomic`]), read the clocks ([`time`]), and write my own element of an
-//! output ([`DisjointSlice`]).
+//! with other threads ([`atomic`]), read the clocks ([`time`]), allocate ([`heap`]), and write
+//! my own element of an output ([`DisjointSlice`]). On Hopper (sm_90, sm_90a): asynchronous
+//! barriers ([`mbarrier`]), the tensor memory accelerator ([`tma`]), warpgroup matrix multiplies
+//! ([`wgmma`]), thread-block clusters ([`cluster`]) and register reallocation between
+//! warpgroups ([`warpgroup`]).
 //!
 //! Functions documented as *intrinsics* have no Rust body that does anything: the cuda-oxide
 //! compiler replaces every call to them by the GPU instruction they name. Called from ordinary
 //! host code they panic with a message saying so, rather than returning a made-up value.
 //!
-//! The crate is `no_std`: device code may use `core`, not `std`.
+//! The crate is `no_std`: device code may use `core` and `alloc` (on the device heap,
+//! [`heap`]), not `std`.
 
 #![no_std]
-#![feature(core_float_math)]
+#![feature(core_float_math, ptr_alignment_type)]
 #![feature(panic_internals)]
 #![allow(internal_features)]
 
 pub mod atomic;
+pub mod cluster;
 mod disjoint_slice;
+pub mod heap;
 mod intrinsic;
+pub mod mbarrier;
 pub mod panic;
 pub mod printf;
 pub mod shared;
@@ -28,7 +35,10 @@ pub mod shims;
 pub mod sync;
 pub mod thread;
 pub mod time;
+pub mod tma;
 pub mod warp;
+pub mod warpgroup;
+pub mod wgmma;
 
 pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
@@ -41,6 +51,13 @@ pub use thread::ThreadIndex;
 #[doc(hidden)]
 #[inline(never)]
 pub fn launch_bounds_marker<const MAX_THREADS: u32, const MIN_BLOCKS: u32>() {}
+
+/// What `#[kernel(fmad)]` puts at the start of a kernel: the codegen backend then contracts
+/// float multiplications and additions of the kernel's body into fused multiply-adds (nvcc's
+/// `--fmad=true`). It does nothing; not for direct use.
+#[doc(hidden)]
+#[inline(never)]
+pub fn fmad_marker() {}
 
 /// The check `#[launch_bounds]` evaluates at compile time, for bounds that are named
 /// constants (literals are checked by the macro itself). Not for direct use.

@@ -36,6 +36,27 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ops::{Index, IndexMut};
 
+use crate::intrinsic::stubs;
+
+/// Address conversions.
+pub mod raw {
+    use super::*;
+
+    stubs! { "shared::raw";
+        /// The shared-window address (`u32`) of the generic address `addr`, which must point
+        /// into shared memory (`cvta.to.shared`). Intrinsic.
+        pub fn cvta_to_shared(addr: u64) -> u32;
+    }
+}
+
+/// The address of `ptr`, a pointer into shared memory, in the shared-memory window: what
+/// matrix descriptors (`wgmma`) and shared-state-space PTX take. Meaningless for a pointer
+/// elsewhere.
+#[inline]
+pub fn shared_address<T>(ptr: *const T) -> u32 {
+    raw::cvta_to_shared(ptr as u64)
+}
+
 /// An array of `N` values of type `T` in shared memory, aligned to `ALIGN` bytes (0, the
 /// default, means `T`'s own alignment; any other value must be a power of two). Any `T` works,
 /// atomics included.

@@ -325,3 +325,75 @@ pub mod slice {
         )
     }
 }
+
+/// `alloc`'s calls of the global allocator (`__rust_alloc` and its siblings, which rustc
+/// defines for the host program's allocator): on the device they allocate from the device
+/// heap ([`crate::heap`]).
+pub mod alloc {
+    use core::mem::Alignment;
+    use core::ptr::NonNull;
+
+    use crate::heap::{allocate, release};
+
+    /// `alloc::alloc::__rust_alloc`.
+    ///
+    /// # Safety
+    ///
+    /// As `GlobalAlloc::alloc`.
+    pub unsafe fn __rust_alloc(size: usize, align: Alignment) -> *mut u8 {
+        // SAFETY: an `Alignment` is a power of two.
+        unsafe { allocate(size, align.as_usize()) }
+    }
+
+    /// `alloc::alloc::__rust_alloc_zeroed`.
+    ///
+    /// # Safety
+    ///
+    /// As `GlobalAlloc::alloc_zeroed`.
+    pub unsafe fn __rust_alloc_zeroed(size: usize, align: Alignment) -> *mut u8 {
+        // SAFETY: as above; the block has `size` bytes.
+        unsafe {
+            let ptr = allocate(size, align.as_usize());
+            if !ptr.is_null() {
+                core::ptr::write_bytes(ptr, 0, size);
+            }
+            ptr
+        }
+    }
+
+    /// `alloc::alloc::__rust_dealloc`.
+    ///
+    /// # Safety
+    ///
+    /// As `GlobalAlloc::dealloc`.
+    pub unsafe fn __rust_dealloc(ptr: NonNull<u8>, _size: usize, align: Alignment) {
+        // SAFETY: the caller passes what `__rust_alloc` returned for `align`.
+        unsafe { release(ptr.as_ptr(), align.as_usize()) }
+    }
+
+    /// `alloc::alloc::__rust_realloc`: a new block, the old contents copied, the old block
+    /// freed (CUDA has no `realloc`).
+    ///
+    /// # Safety
+    ///
+    /// As `GlobalAlloc::realloc`.
+    pub unsafe fn __rust_realloc(
+        ptr: NonNull<u8>,
+        old_size: usize,
+        align: Alignment,
+        new_size: usize,
+    ) -> *mut u8 {
+        // SAFETY: the caller's block holds `old_size` bytes; the new one `new_size`.
+        unsafe {
+            let new = allocate(new_size, align.as_usize());
+            if !new.is_null() {
+                core::ptr::copy_nonoverlapping(ptr.as_ptr(), new, old_size.min(new_size));
+                release(ptr.as_ptr(), align.as_usize());
+            }
+            new
+        }
+    }
+
+    /// `alloc::alloc::__rust_no_alloc_shim_is_unstable_v2`: nothing to do.
+    pub fn __rust_no_alloc_shim_is_unstable_v2() {}
+}

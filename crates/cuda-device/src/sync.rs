@@ -30,6 +30,14 @@ stubs! { "sync";
     /// Orders this thread's memory accesses as every thread of the system sees them, the host
     /// and other GPUs included (`__threadfence_system()`, PTX `fence.sc.sys`). Intrinsic.
     pub fn threadfence_system();
+    /// Orders this thread's shared-memory accesses of the generic proxy (ordinary loads and
+    /// stores) with those of the asynchronous proxy (TMA copies, `wgmma` operands): write shared
+    /// memory, call this, then a barrier, before the copy engine or the tensor cores read it
+    /// (`fence.proxy.async.shared::cta`; sm_90). Intrinsic.
+    pub fn fence_proxy_async_shared();
+    /// Like [`fence_proxy_async_shared`], in every state space (`fence.proxy.async`; sm_90).
+    /// Intrinsic.
+    pub fn fence_proxy_async();
 }
 
 /// Waits like [`syncthreads`], then returns the number of threads of the block whose `pred`

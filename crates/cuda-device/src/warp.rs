@@ -2,7 +2,10 @@
 //!
 //! Shuffles, votes, matches and reductions work over the full warp (member mask
 //! `0xffffffff`): every lane of the warp must take part, as with CUDA C++'s `__*_sync`
-//! functions called with that mask. The shuffles move 32-bit words; other types go through
+//! functions called with that mask. Their `*_sync(mask, ...)` forms take a member mask, as
+//! CUDA C++'s do: every lane named in `mask` must reach the same call with the same mask
+//! (the lanes outside it may be elsewhere, on another branch), and a shuffle must read from a
+//! lane of `mask`. The shuffles move 32-bit words; other types go through
 //! [`WarpValue`]. Functions marked with an architecture need that `sm_` or newer: building for
 //! an older one is an error at the call.
 
@@ -88,6 +91,60 @@ stubs! { "warp";
     pub fn elect_one() -> bool;
 }
 
+stubs! { "warp";
+    /// Waits until every lane of `mask` has reached this call, and orders their memory
+    /// accesses among them (`__syncwarp(mask)`, PTX `bar.warp.sync`). Intrinsic.
+    pub fn sync_mask(mask: u32);
+    /// Reads `value` from lane `src_lane` (`__shfl_sync(mask, value, src_lane)`). Intrinsic.
+    pub fn shuffle_b32_sync(mask: u32, value: u32, src_lane: u32) -> u32;
+    /// Reads `value` from lane `lane_id ^ lane_mask` (`__shfl_xor_sync(mask, ...)`). Intrinsic.
+    pub fn shuffle_xor_b32_sync(mask: u32, value: u32, lane_mask: u32) -> u32;
+    /// Reads `value` from lane `lane_id + delta` (`__shfl_down_sync(mask, ...)`). Intrinsic.
+    pub fn shuffle_down_b32_sync(mask: u32, value: u32, delta: u32) -> u32;
+    /// Reads `value` from lane `lane_id - delta` (`__shfl_up_sync(mask, ...)`). Intrinsic.
+    pub fn shuffle_up_b32_sync(mask: u32, value: u32, delta: u32) -> u32;
+    /// Whether `pred` is `true` in every lane of `mask` (`__all_sync(mask, pred)`). Intrinsic.
+    pub fn all_sync(mask: u32, pred: bool) -> bool;
+    /// Whether `pred` is `true` in some lane of `mask` (`__any_sync(mask, pred)`). Intrinsic.
+    pub fn any_sync(mask: u32, pred: bool) -> bool;
+    /// Whether `pred` is the same in every lane of `mask` (`__uni_sync(mask, pred)`).
+    /// Intrinsic.
+    pub fn uni_sync(mask: u32, pred: bool) -> bool;
+    /// The lanes of `mask` whose `pred` is `true` (`__ballot_sync(mask, pred)`). Intrinsic.
+    pub fn ballot_sync(mask: u32, pred: bool) -> u32;
+    /// The lanes of `mask` whose `value` equals this lane's (`__match_any_sync(mask,
+    /// value)`; sm_70). Intrinsic.
+    pub fn match_any_sync(mask: u32, value: u32) -> u32;
+    /// [`match_any_sync`] of a 64-bit value (sm_70). Intrinsic.
+    pub fn match_any_u64_sync(mask: u32, value: u64) -> u32;
+    /// Whether every lane of `mask` holds the same `value` (sm_70). Intrinsic.
+    pub fn match_all_sync(mask: u32, value: u32) -> bool;
+    /// [`match_all_sync`] of a 64-bit value (sm_70). Intrinsic.
+    pub fn match_all_u64_sync(mask: u32, value: u64) -> bool;
+    /// The wrapping sum of `value` over the lanes of `mask` (`__reduce_add_sync(mask,
+    /// value)`; sm_80). Intrinsic.
+    pub fn reduce_add_sync(mask: u32, value: u32) -> u32;
+    /// The wrapping sum of a signed `value` over the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_add_i32_sync(mask: u32, value: i32) -> i32;
+    /// The smallest `value` of the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_min_sync(mask: u32, value: u32) -> u32;
+    /// The largest `value` of the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_max_sync(mask: u32, value: u32) -> u32;
+    /// The smallest signed `value` of the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_min_i32_sync(mask: u32, value: i32) -> i32;
+    /// The largest signed `value` of the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_max_i32_sync(mask: u32, value: i32) -> i32;
+    /// The bitwise and of `value` over the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_and_sync(mask: u32, value: u32) -> u32;
+    /// The bitwise or of `value` over the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_or_sync(mask: u32, value: u32) -> u32;
+    /// The bitwise exclusive or of `value` over the lanes of `mask` (sm_80). Intrinsic.
+    pub fn reduce_xor_sync(mask: u32, value: u32) -> u32;
+    /// `true` in exactly one lane of `mask`, the same one in each of them (PTX `elect.sync`;
+    /// sm_90). Intrinsic.
+    pub fn elect_one_sync(mask: u32) -> bool;
+}
+
 /// A value that can travel through a warp shuffle as 32-bit words.
 pub trait WarpValue: Copy {
     /// Moves `self` through a shuffle that carries one 32-bit word.
@@ -157,4 +214,29 @@ pub fn shuffle_down<T: WarpValue>(value: T, delta: u32) -> T {
 #[inline]
 pub fn shuffle_up<T: WarpValue>(value: T, delta: u32) -> T {
     value.shuffle_with(|w| shuffle_up_b32(w, delta))
+}
+
+/// Reads `value` from lane `src_lane`; only the lanes of `mask` take part
+/// (`__shfl_sync(mask, value, src_lane)`).
+#[inline]
+pub fn shuffle_sync<T: WarpValue>(mask: u32, value: T, src_lane: u32) -> T {
+    value.shuffle_with(|w| shuffle_b32_sync(mask, w, src_lane))
+}
+
+/// Reads `value` from lane `lane_id ^ lane_mask`; only the lanes of `mask` take part.
+#[inline]
+pub fn shuffle_xor_sync<T: WarpValue>(mask: u32, value: T, lane_mask: u32) -> T {
+    value.shuffle_with(|w| shuffle_xor_b32_sync(mask, w, lane_mask))
+}
+
+/// Reads `value` from lane `lane_id + delta`; only the lanes of `mask` take part.
+#[inline]
+pub fn shuffle_down_sync<T: WarpValue>(mask: u32, value: T, delta: u32) -> T {
+    value.shuffle_with(|w| shuffle_down_b32_sync(mask, w, delta))
+}
+
+/// Reads `value` from lane `lane_id - delta`; only the lanes of `mask` take part.
+#[inline]
+pub fn shuffle_up_sync<T: WarpValue>(mask: u32, value: T, delta: u32) -> T {
+    value.shuffle_with(|w| shuffle_up_b32_sync(mask, w, delta))
 }

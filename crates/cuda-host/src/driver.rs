@@ -173,6 +173,30 @@ impl CudaContext {
         device_target(self.0.ordinal())
     }
 
+    /// Sets the size of the device heap, the memory that device code allocates from (`Box`,
+    /// `Vec`, ... in a kernel: CUDA's device `malloc`), to `bytes` (`cuCtxSetLimit` of
+    /// `CU_LIMIT_MALLOC_HEAP_SIZE`). The default is 8 MiB. It must be called before the first
+    /// launch of a kernel that allocates: the driver fixes the heap then, and refuses a later
+    /// change with an error.
+    pub fn set_heap_size(&self, bytes: usize) -> Result<(), Error> {
+        self.0
+            .set_limit(sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE, bytes)
+            .map_err(|e| Error::Driver {
+                call: "setting the device heap size (before the first kernel that allocates)",
+                source: e.into(),
+            })
+    }
+
+    /// The size of the device heap in bytes (`cuCtxGetLimit` of `CU_LIMIT_MALLOC_HEAP_SIZE`).
+    pub fn heap_size(&self) -> Result<usize, Error> {
+        self.0
+            .get_limit(sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE)
+            .map_err(|e| Error::Driver {
+                call: "reading the device heap size",
+                source: e.into(),
+            })
+    }
+
     /// cudarc's context.
     pub fn cudarc(&self) -> &Arc<cu::CudaContext> {
         &self.0

@@ -43,6 +43,11 @@ pub enum Error {
         count: usize,
     },
 
+    /// A tensor map (`cuda_host::tma::tiled`) asked for a shape the copy engine cannot
+    /// describe.
+    #[error("cannot build this TMA tensor map: {0}")]
+    TensorMap(String),
+
     /// A driver call failed for a reason not covered by a more specific variant.
     #[error("the CUDA driver call `{call}` failed: {source}")]
     Driver {

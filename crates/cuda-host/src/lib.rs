@@ -58,6 +58,7 @@ mod panic;
 mod param;
 mod ptx_compat;
 pub mod timing;
+pub mod tma;
 mod views;
 
 pub use atomic::AtomicElement;
@@ -76,9 +77,9 @@ pub use error::{CudaVersion, DriverFailure, Error};
 pub use event::Event;
 pub use graph::{Capture, Graph, GraphError, GraphState, StateVisitor, Update};
 pub use kernel_abi::ParamKind;
-pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, PtxModule, synchronize};
+pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, ModuleImage, PtxModule, synchronize};
 pub use panic::DevicePanic;
-pub use param::{ByValue, DeviceValue, KernelArgs, KernelParam};
+pub use param::{ByValue, DeviceValue, GridConstant, KernelArgs, KernelParam};
 pub use ptx_compat::PtxIsa;
 pub use views::{DeviceSliceArg, DeviceSliceMutArg};
 
@@ -109,11 +110,27 @@ pub mod __private {
         CStr::from_bytes_with_nul(bytes)
             .map_err(|_| damaged("the text is not NUL-terminated or holds a NUL byte"))
     }
+
+    /// The cubin the backend embedded for a crate: `len` bytes (none when the build had no
+    /// `ptxas`).
+    ///
+    /// # Safety
+    /// `cubin` must point to at least `len` bytes that stay readable for the whole program
+    /// (the backend's read-only data symbols are).
+    pub unsafe fn embedded_cubin(cubin: *const u8, len: u64) -> &'static [u8] {
+        match usize::try_from(len) {
+            Ok(len) if len > 0 && len < isize::MAX as usize => {
+                // SAFETY: the caller guarantees `len` readable bytes for 'static.
+                unsafe { std::slice::from_raw_parts(cubin, len) }
+            }
+            _ => &[],
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::__private::embedded_ptx;
+    use super::__private::{embedded_cubin, embedded_ptx};
 
     #[test]
     fn embedded_ptx_is_checked() {
@@ -130,5 +147,15 @@ mod tests {
         // SAFETY: never dereferenced: the length is refused first.
         let err = unsafe { embedded_ptx("app", good.as_ptr(), u64::MAX) }.unwrap_err();
         assert!(err.to_string().contains("impossible length"), "{err}");
+    }
+
+    #[test]
+    fn an_embedded_cubin_is_its_bytes_or_nothing() {
+        let image = b"\x7fELF....";
+        // SAFETY: 8 readable bytes.
+        assert_eq!(unsafe { embedded_cubin(image.as_ptr(), 8) }, image);
+        // SAFETY: a length of 0 reads nothing; an impossible one is refused unread.
+        assert!(unsafe { embedded_cubin(image.as_ptr(), 0) }.is_empty());
+        assert!(unsafe { embedded_cubin(image.as_ptr(), u64::MAX) }.is_empty());
     }
 }

@@ -14,6 +14,33 @@ use crate::ptx_compat::{self, Mismatch};
 /// Bytes the driver may write into each JIT log.
 const JIT_LOG_BYTES: usize = 16 * 1024;
 
+/// The driver's JIT options that keep the source information a PTX module carries: with
+/// `.loc` lines (cuda-oxide's default, `--device-debug=lines`) the SASS keeps the line table,
+/// like `ptxas -lineinfo`, so compute-sanitizer, cuda-gdb and Nsight Compute show Rust
+/// `file:line`; a `.target ..., debug` module (`--device-debug=full`) is compiled with full
+/// debug information and without optimisation, like `ptxas -g`. Each option takes the value 1.
+pub(crate) fn debug_jit_options(ptx: &str) -> Vec<sys::CUjit_option> {
+    let directives = |name: &str| {
+        ptx.lines().map(str::trim_start).any(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with([' ', '\t']))
+        })
+    };
+    let debug_target = ptx.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix(".target")
+            .is_some_and(|rest| rest.split(',').skip(1).any(|t| t.trim() == "debug"))
+    });
+    let mut options = Vec::new();
+    if directives(".loc") {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO);
+    }
+    if debug_target {
+        options.push(sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO);
+    }
+    options
+}
+
 /// The dynamic shared memory every kernel may use: a launch that asks for more first raises
 /// the kernel's limit (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), up to what the
 /// device allows a block.
@@ -33,6 +60,16 @@ struct ModuleHandle {
     crate_name: &'static str,
     /// The module's panic record, when its kernels can panic.
     panic: Option<Arc<crate::panic::PanicBuffer>>,
+    image: ModuleImage,
+}
+
+/// What a [`PtxModule`] was loaded from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ModuleImage {
+    /// The cubin `ptxas` made at build time for this GPU's architecture: nothing to compile.
+    Cubin,
+    /// The PTX, which the driver compiled for this GPU when loading it.
+    Ptx,
 }
 
 // SAFETY: driver handles may be used from any thread once their context is bound there, and
@@ -55,6 +92,68 @@ impl Drop for ModuleHandle {
 }
 
 impl PtxModule {
+    /// Loads a crate's embedded module: `cubin` (built at build time for the architecture
+    /// `ptx` targets; may be empty) when this GPU has exactly that compute capability, so the
+    /// driver compiles nothing, else — or if the driver refuses the cubin — `ptx`, which the
+    /// driver compiles (newer GPUs run it).
+    pub fn load_embedded(
+        ctx: &CudaContext,
+        crate_name: &'static str,
+        ptx: &CStr,
+        cubin: &[u8],
+    ) -> Result<Self, Error> {
+        if !cubin.is_empty()
+            && cubin_runs_here(ctx, ptx)
+            && let Some(module) = Self::load_cubin(ctx, crate_name, cubin)
+        {
+            return Ok(module);
+        }
+        Self::load(ctx, crate_name, ptx)
+    }
+
+    /// Loads `cubin` on `ctx`; `None` if the driver refuses it (the caller falls back to PTX).
+    fn load_cubin(ctx: &CudaContext, crate_name: &'static str, cubin: &[u8]) -> Option<Self> {
+        let ctx = Arc::clone(ctx.cudarc());
+        ctx.bind_to_thread().ok()?;
+        let mut module = std::ptr::null_mut();
+        // SAFETY: `cubin` is a whole ELF image that stays alive during the call (the driver
+        // copies what it keeps).
+        let loaded = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                cubin.as_ptr().cast(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result();
+        loaded.ok()?;
+        let panic = match crate::panic::attach(ctx.cu_ctx() as usize, module) {
+            Ok(panic) => panic,
+            Err(_) => {
+                // SAFETY: the module was just loaded and nothing refers to it yet. The PTX
+                // path then reports the allocation failure.
+                let _ = unsafe { result::module::unload(module) };
+                return None;
+            }
+        };
+        Some(PtxModule {
+            handle: Arc::new(ModuleHandle {
+                ctx,
+                module,
+                crate_name,
+                panic,
+                image: ModuleImage::Cubin,
+            }),
+        })
+    }
+
+    /// What this module was loaded from.
+    pub fn image(&self) -> ModuleImage {
+        self.handle.image
+    }
+
     /// Loads `ptx` (the text of a PTX module) on `ctx`. The driver compiles it for the device;
     /// when it refuses, the error carries the driver's JIT log. `crate_name` names the module
     /// in messages.
@@ -64,19 +163,23 @@ impl PtxModule {
             .map_err(|e| classify(e, "binding the context to this thread"))?;
         let mut error_log = vec![0u8; JIT_LOG_BYTES];
         let mut info_log = vec![0u8; JIT_LOG_BYTES];
-        let mut options = [
+        let mut options = vec![
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
         ];
-        // The driver takes sizes as pointer-sized integers in the `void*` value slots.
-        let mut values: [*mut c_void; 4] = [
+        // The driver takes sizes and flags as pointer-sized integers in the `void*` value slots.
+        let mut values: Vec<*mut c_void> = vec![
             error_log.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(JIT_LOG_BYTES),
             info_log.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(JIT_LOG_BYTES),
         ];
+        for option in debug_jit_options(&String::from_utf8_lossy(ptx.to_bytes())) {
+            options.push(option);
+            values.push(std::ptr::without_provenance_mut(1));
+        }
         let mut module = std::ptr::null_mut();
         // SAFETY: `ptx` is NUL-terminated; the option and value arrays have the same length and
         // the log buffers are as large as the sizes given.
@@ -103,6 +206,7 @@ impl PtxModule {
                         module,
                         crate_name,
                         panic,
+                        image: ModuleImage::Ptx,
                     }),
                 })
             }
@@ -150,6 +254,16 @@ impl PtxModule {
             Err(e) => Err(classify(e, "cuModuleGetFunction")),
         }
     }
+}
+
+/// Whether a cubin built for the architecture `ptx` targets runs on `ctx`'s GPU: exactly the
+/// same compute capability (and not an `a`/`f` variant the GPU lacks).
+fn cubin_runs_here(ctx: &CudaContext, ptx: &CStr) -> bool {
+    let Some(header) = ptx_compat::PtxHeader::parse(&ptx.to_string_lossy()) else {
+        return false;
+    };
+    crate::driver::compute_capability(ctx.cudarc().ordinal())
+        .is_ok_and(|gpu| gpu == header.target.capability)
 }
 
 /// Why the driver refused `ptx`: an architecture or PTX ISA that this GPU or driver cannot
@@ -461,6 +575,23 @@ fn jit_log(error_log: &[u8], info_log: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn jit_keeps_the_source_information_the_ptx_has() {
+        use super::{debug_jit_options, sys::CUjit_option::*};
+        let plain = ".version 7.8\n.target sm_90\n.visible .entry k()\n{\n\tret;\n}\n";
+        assert!(debug_jit_options(plain).is_empty());
+        let lines = ".target sm_90\n{\n\t.loc\t1 13 0\n\tret;\n}\n\t.file\t1 \"a.rs\"\n";
+        assert_eq!(debug_jit_options(lines), vec![CU_JIT_GENERATE_LINE_INFO]);
+        let full = ".target sm_90, debug\n{\n\t.loc\t1 13 0\n}\n";
+        assert_eq!(
+            debug_jit_options(full),
+            vec![CU_JIT_GENERATE_LINE_INFO, CU_JIT_GENERATE_DEBUG_INFO]
+        );
+        // A name that merely starts with `.loc` (a `.local` declaration) is no line directive.
+        let local = ".target sm_90\n\t.local .align 8 .b8 depot[8];\n";
+        assert!(debug_jit_options(local).is_empty());
+    }
+
     use super::*;
 
     #[test]

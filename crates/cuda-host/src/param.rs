@@ -24,6 +24,7 @@ use crate::views::{DeviceSliceArg, DeviceSliceMutArg, Located};
 /// | integers, floats, `bool`, `char` | the value |
 /// | raw pointers | the (device) pointer |
 /// | structs, tuples, closures | [`ByValue`] of the value |
+/// | `&T` (a grid constant) | [`GridConstant`] of a `&T` |
 ///
 /// # Safety
 /// [`push`](Self::push) must push device-valid data in exactly the slots of
@@ -134,10 +135,10 @@ impl<'a> KernelArgs<'a> {
         if let Some(recording) = self.recording.clone() {
             let at = buffer.locate_read(recording.side_stream());
             self.note_access::<T>(&at, false);
-            self.push_located(at.ptr, at.len, None);
+            self.push_located::<T>(at.ptr, at.len, None);
         } else if let Some(stream) = self.stream {
             let at = buffer.locate_read(stream);
-            self.push_located(at.ptr, at.len, Some(at.guard));
+            self.push_located::<T>(at.ptr, at.len, Some(at.guard));
         }
     }
 
@@ -145,10 +146,10 @@ impl<'a> KernelArgs<'a> {
         if let Some(recording) = self.recording.clone() {
             let at = buffer.locate_write(recording.side_stream());
             self.note_access::<T>(&at, true);
-            self.push_located(at.ptr, at.len, None);
+            self.push_located::<T>(at.ptr, at.len, None);
         } else if let Some(stream) = self.stream {
             let at = buffer.locate_write(stream);
-            self.push_located(at.ptr, at.len, Some(at.guard));
+            self.push_located::<T>(at.ptr, at.len, Some(at.guard));
         }
     }
 
@@ -157,8 +158,12 @@ impl<'a> KernelArgs<'a> {
             .push(Access::device(at.ptr, at.len * size_of::<T>(), writes));
     }
 
-    /// Pushes a buffer as the ABI's slice: device pointer, then element count.
-    fn push_located(&mut self, ptr: CUdeviceptr, len: usize, guard: Option<SyncOnDrop<'a>>) {
+    /// Pushes a buffer as the ABI's slice: device pointer, then element count. The pointer is
+    /// never null: the kernel's code assumes so (LLVM `nonnull`, as for a Rust slice), so an
+    /// empty buffer without an address is passed as a dangling, aligned one, like
+    /// `NonNull::dangling`; the kernel never dereferences it (the length is 0).
+    fn push_located<T>(&mut self, ptr: CUdeviceptr, len: usize, guard: Option<SyncOnDrop<'a>>) {
+        let ptr = non_null_slice_ptr::<T>(ptr);
         self.push_slot(&ptr);
         self.push_slot(&(len as u64));
         self.guards.extend(guard);
@@ -339,6 +344,35 @@ unsafe impl<T: DeviceValue> KernelParam<'_> for ByValue<T> {
     }
 }
 
+/// A grid constant: the host side of a `&T` kernel parameter. The value is copied into the
+/// kernel's parameter space, and the kernel's `&T` is its address there (CUDA's `const
+/// __grid_constant__ T`): a TMA tensor map is passed this way.
+pub struct GridConstant<'v, T>(pub &'v T);
+
+// SAFETY: `T: DeviceValue` holds no host pointers; its bytes are what the kernel reads through
+// its `&T`, in the one `Aggregate` slot of `ParamKind::GridConstant`.
+unsafe impl<T: DeviceValue> KernelParam<'_> for GridConstant<'_, T> {
+    const KIND: ParamKind = ParamKind::GridConstant {
+        size: size_of::<T>() as u32,
+        align: align_of::<T>() as u32,
+    };
+
+    fn push(self, args: &mut KernelArgs<'_>) {
+        const { assert!(size_of::<T>() > 0, "a grid constant cannot be zero-sized") };
+        args.push_slot(self.0);
+    }
+}
+
+/// `ptr`, or for a null one the address `align_of::<T>()`: a slice's data pointer is never
+/// null, even when it has no elements.
+fn non_null_slice_ptr<T>(ptr: CUdeviceptr) -> CUdeviceptr {
+    if ptr == 0 {
+        align_of::<T>() as CUdeviceptr
+    } else {
+        ptr
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +425,26 @@ mod tests {
             pushes_its_slots(std::ptr::null_mut::<u8>(), args);
             assert_eq!(args.slot_sizes(), vec![1, 2, 4, 8, 16, 8, 4, 8, 1, 4, 8, 8]);
         });
+    }
+
+    #[test]
+    fn grid_constants_push_the_value_they_refer_to() {
+        let map = cuda_device::tma::TensorMap::from_words(core::array::from_fn(|i| i as u64 * 3));
+        with_args(|args| {
+            pushes_its_slots(GridConstant(&map), args);
+            assert_eq!(args.slot_sizes(), vec![128]);
+            let ptrs = args.pointers();
+            // SAFETY: the one slot holds the 128 bytes of the map.
+            let bytes = unsafe { std::slice::from_raw_parts(ptrs[0].cast::<u64>(), 16) };
+            assert_eq!(bytes, map.words());
+        });
+        assert_eq!(
+            <GridConstant<cuda_device::tma::TensorMap> as KernelParam>::KIND,
+            ParamKind::GridConstant {
+                size: 128,
+                align: 64
+            }
+        );
     }
 
     #[test]
@@ -452,7 +506,7 @@ mod tests {
     unsafe impl KernelParam<'_> for FakeBuffer {
         const KIND: ParamKind = <&CudaSlice<f32> as KernelParam>::KIND;
         fn push(self, args: &mut KernelArgs<'_>) {
-            args.push_located(self.0, self.1, Some(SyncOnDrop::Sync(None)));
+            args.push_located::<f32>(self.0, self.1, Some(SyncOnDrop::Sync(None)));
         }
     }
 
@@ -473,6 +527,21 @@ mod tests {
                 assert_eq!(*ptrs[1].cast::<u64>(), 1000);
             }
         });
+    }
+
+    #[test]
+    fn an_empty_buffer_without_address_is_passed_non_null_and_aligned() {
+        with_args(|args| {
+            pushes_its_slots(FakeBuffer(0, 0), args);
+            let ptrs = args.pointers();
+            // SAFETY: two 8-byte slots.
+            unsafe {
+                assert_eq!(*ptrs[0].cast::<u64>(), align_of::<f32>() as u64);
+                assert_eq!(*ptrs[1].cast::<u64>(), 0);
+            }
+        });
+        assert_eq!(non_null_slice_ptr::<u64>(0), 8);
+        assert_eq!(non_null_slice_ptr::<u8>(0x1234), 0x1234);
     }
 
     #[test]

@@ -9,7 +9,9 @@ use cuda_host::{ByValue, Error, Event, Graph, GraphError, LaunchConfig, Update};
 
 embed_handwritten_ptx!(
     "cuda_oxide_ptx_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
-    "cuda_oxide_ptx_len_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
+    "cuda_oxide_ptx_len_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
+    "cuda_oxide_cubin_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
+    "cuda_oxide_cubin_len_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
 );
 
 #[test]

@@ -4,7 +4,11 @@
 //! kernel's signature as written. It leaves the module's items untouched and adds:
 //!
 //! - `pub fn load(ctx: &cuda_host::CudaContext) -> Result<Module, cuda_host::Error>`: loads the
-//!   PTX the codegen backend embedded for this crate and looks up each kernel;
+//!   module the codegen backend embedded for this crate (its cubin on a GPU of the build's
+//!   architecture, else its PTX) and looks up each kernel;
+//! - `pub fn embedded()`: that PTX text and cubin;
+//! - `pub fn load_ptx(ctx, ptx: &CStr) -> Result<Module, cuda_host::Error>`: the same from a
+//!   PTX text given at run time (the crate's kernels compiled with other options);
 //! - `pub struct Module`, with one launch method per kernel, named like the kernel, taking
 //!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
 //!
@@ -14,7 +18,8 @@
 //! view), `&[A]` of atomic cells (`AtomicU32`, `DeviceAtomicU32`, ...) a mutable buffer of
 //! `u32`, everything
 //! else is taken by value (scalars as they are, structs, tuples and closures through
-//! `cuda_host::ByValue`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
+//! `cuda_host::ByValue`). A `&T` of a sized `T` is a grid constant: the launcher takes `&T` and
+//! copies the value into the kernel's parameter space (`cuda_host::GridConstant`). A kernel with a raw-pointer parameter gets an `unsafe` launcher.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -40,6 +45,20 @@ enum Shape {
     Direct(Type),
     /// Anything else: passed by value with rustc's layout.
     Value(Type),
+    /// `&T` of a sized `T`: a grid constant; the host passes `&T`, whose value is copied into
+    /// the kernel's parameter space.
+    GridConstant(Type),
+}
+
+/// Whether a reference's pointee is unsized as written (`str`, `dyn Trait`).
+fn is_unsized(elem: &Type) -> bool {
+    match elem {
+        Type::TraitObject(_) => true,
+        Type::Path(path) => path.qself.is_none() && path.path.is_ident("str"),
+        Type::Paren(inner) => is_unsized(&inner.elem),
+        Type::Group(inner) => is_unsized(&inner.elem),
+        _ => false,
+    }
 }
 
 struct Param {
@@ -200,9 +219,20 @@ fn shape(ty: &Type) -> Result<Shape> {
                 Ok(Shape::AtomicSlice((*slice.elem).clone()))
             }
             Type::Slice(slice) => Ok(Shape::Slice((*slice.elem).clone())),
+            elem if reference.mutability.is_none() && !is_unsized(elem) => {
+                Ok(Shape::GridConstant(elem.clone()))
+            }
+            elem if reference.mutability.is_none() => Err(Error::new(
+                ty.span(),
+                format!(
+                    "a kernel parameter `&{}` cannot be launched: the host passes device \
+                     buffers (`&[T]`) and grid constants (`&T` of a sized `T`)",
+                    quote!(#elem)
+                ),
+            )),
             _ => Err(Error::new(
                 ty.span(),
-                "a kernel parameter that is a reference must be a slice (`&[T]` or `&mut [T]`) \
+                "a kernel parameter that is a mutable reference must be a slice (`&mut [T]`) \
                  for #[cuda_module] to launch it: the host passes device buffers. Take a \
                  one-element slice, or the value itself",
             )),
@@ -285,6 +315,8 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
     let tag = crate_tag(&crate_name);
     let ptx_symbol = ptx_symbol(&tag);
     let ptx_len_symbol = ptx_len_symbol(&tag);
+    let cubin_symbol = reserved_oxide_symbols::cubin_symbol(&tag);
+    let cubin_len_symbol = reserved_oxide_symbols::cubin_len_symbol(&tag);
     let host = quote!(::cuda_host);
 
     let names: Vec<&Ident> = kernels.iter().map(|k| &k.name).collect();
@@ -298,26 +330,33 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         #[allow(dead_code)]
         pub struct Module {
             #( #(#cfgs)* #names: #host::Kernel, )*
+            __loaded_from: #host::ModuleImage,
         }
 
-        /// Loads the PTX that `cargo oxide` embedded in this binary on `ctx`, and looks up
-        /// the kernels of this module in it.
+        /// The PTX and the cubin (for the build's `sm_XX`; empty when the build had no
+        /// `ptxas`) that `cargo oxide` embedded in this binary for this crate.
         ///
         /// A binary built without the cuda-oxide backend has no embedded PTX: linking it fails
         /// with an undefined `cuda_oxide_ptx_... (the kernels of this crate were not compiled:
         /// build it with `cargo oxide build` ...)`.
         #[allow(dead_code)]
-        pub fn load(
-            ctx: &#host::CudaContext,
-        ) -> ::core::result::Result<Module, #host::Error> {
+        pub fn embedded() -> ::core::result::Result<
+            (&'static ::core::ffi::CStr, &'static [u8]),
+            #host::Error,
+        > {
             unsafe extern "C" {
                 #[link_name = #ptx_symbol]
                 static CUDA_OXIDE_PTX: u8;
                 #[link_name = #ptx_len_symbol]
                 static CUDA_OXIDE_PTX_LEN: u64;
+                #[link_name = #cubin_symbol]
+                static CUDA_OXIDE_CUBIN: u8;
+                #[link_name = #cubin_len_symbol]
+                static CUDA_OXIDE_CUBIN_LEN: u64;
             }
-            // SAFETY: the codegen backend defines both symbols for this crate, in read-only
-            // data: `CUDA_OXIDE_PTX_LEN` bytes of PTX text followed by a NUL.
+            // SAFETY: the codegen backend defines these symbols for this crate, in read-only
+            // data: `CUDA_OXIDE_PTX_LEN` bytes of PTX text followed by a NUL, and
+            // `CUDA_OXIDE_CUBIN_LEN` bytes of cubin.
             let ptx = unsafe {
                 #host::__private::embedded_ptx(
                     #crate_name,
@@ -325,13 +364,53 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
                     CUDA_OXIDE_PTX_LEN,
                 )
             }?;
+            // SAFETY: as above.
+            let cubin = unsafe {
+                #host::__private::embedded_cubin(&raw const CUDA_OXIDE_CUBIN, CUDA_OXIDE_CUBIN_LEN)
+            };
+            ::core::result::Result::Ok((ptx, cubin))
+        }
+
+        /// Loads the module that `cargo oxide` embedded in this binary on `ctx`: the cubin
+        /// when the GPU is of the architecture it was built for (nothing to compile), else the
+        /// PTX (the driver compiles it), and looks up the kernels of this module in it.
+        #[allow(dead_code)]
+        pub fn load(
+            ctx: &#host::CudaContext,
+        ) -> ::core::result::Result<Module, #host::Error> {
+            let (ptx, cubin) = embedded()?;
+            let module = #host::PtxModule::load_embedded(ctx, #crate_name, ptx, cubin)?;
+            from_module(&module)
+        }
+
+        /// Loads `ptx` instead of the embedded module (the embedded PTX without its cubin, or
+        /// the same crate's kernels compiled another way) on `ctx`, and looks up the kernels of
+        /// this module in it.
+        #[allow(dead_code)]
+        pub fn load_ptx(
+            ctx: &#host::CudaContext,
+            ptx: &::core::ffi::CStr,
+        ) -> ::core::result::Result<Module, #host::Error> {
             let module = #host::PtxModule::load(ctx, #crate_name, ptx)?;
+            from_module(&module)
+        }
+
+        fn from_module(
+            module: &#host::PtxModule,
+        ) -> ::core::result::Result<Module, #host::Error> {
             ::core::result::Result::Ok(Module {
                 #( #(#cfgs)* #names: module.kernel(#name_strings)?, )*
+                __loaded_from: module.image(),
             })
         }
 
         impl Module {
+            /// Whether the module was loaded from the embedded cubin or from PTX.
+            #[allow(dead_code)]
+            pub fn loaded_from(&self) -> #host::ModuleImage {
+                self.__loaded_from
+            }
+
             #( #launchers )*
         }
     };
@@ -376,6 +455,12 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
                 quote!(#ty),
                 "arg",
                 quote!(#host::ByValue(#value)),
+                ty.span(),
+            ),
+            Shape::GridConstant(ty) => (
+                quote!(&#ty),
+                "arg",
+                quote!(#host::GridConstant(#value)),
                 ty.span(),
             ),
         };
@@ -596,6 +681,18 @@ mod tests {
         );
     }
 
+    #[test]
+    fn shared_references_are_grid_constants() {
+        let out = expansion(quote!(
+            mod k {
+                #[kernel]
+                pub fn copy(map: &TensorMap, out: &mut [u32]) {}
+            }
+        ));
+        assert!(out.contains("map : & TensorMap"), "{out}");
+        assert!(out.contains("GridConstant (map)"), "{out}");
+    }
+
     fn error(item: proc_macro2::TokenStream) -> String {
         expand(quote!(), item).unwrap_err().to_string()
     }
@@ -626,10 +723,19 @@ mod tests {
             error(quote!(
                 mod k {
                     #[kernel]
-                    fn f(x: &u32) {}
+                    fn f(x: &mut u32) {}
                 }
             ))
             .contains("must be a slice")
+        );
+        assert!(
+            error(quote!(
+                mod k {
+                    #[kernel]
+                    fn f(x: &dyn Tr) {}
+                }
+            ))
+            .contains("cannot be launched")
         );
         assert!(
             error(quote!(

@@ -3,17 +3,17 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use reserved_oxide_symbols::ReservedKind;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Error, FnArg, ItemFn, Result, ReturnType, Type};
+use syn::{Error, FnArg, Ident, ItemFn, Result, ReturnType, Token, Type};
 
 use crate::host_memory::check_no_host_memory;
 use crate::signature::{
-    check_qualifiers, has_type_or_const_generics, no_arguments, parse_fn, reserved_ident,
-    sets_symbol_name,
+    check_qualifiers, has_type_or_const_generics, parse_fn, reserved_ident, sets_symbol_name,
 };
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
-    no_arguments("kernel", attr)?;
+    let fmad = parse_options(attr)?;
     let mut func = parse_fn("kernel", item)?;
     check_signature(&func)?;
     for attr in &func.attrs {
@@ -25,11 +25,51 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         }
     }
     func.sig.ident = reserved_ident(ReservedKind::Kernel, &func);
+    if fmad {
+        // The backend reads this call (see `cuda_device::fmad_marker`).
+        let marker: syn::Stmt = syn::parse_quote! { ::cuda_device::fmad_marker(); };
+        func.block.stmts.insert(0, marker);
+    }
     Ok(quote! {
         #[unsafe(no_mangle)]
         #[allow(non_snake_case)]
         #func
     })
+}
+
+/// The options of `#[kernel(...)]`: nothing, or `fmad`, which lets the compiler contract a
+/// multiplication and an addition of floats in the kernel's body into one fused
+/// multiply-add (like nvcc's default `--fmad=true`; Rust's own semantics, and the default,
+/// never fuse). Returns whether `fmad` was given.
+fn parse_options(attr: TokenStream) -> Result<bool> {
+    if attr.is_empty() {
+        return Ok(false);
+    }
+    let refuse = |span, what: String| {
+        Error::new(
+            span,
+            format!(
+                "#[kernel] takes no {what}; its one option is `fmad` (`#[kernel(fmad)]`: \
+                 contract `a * b + c` of floats into fused multiply-adds)"
+            ),
+        )
+    };
+    let span = attr.span();
+    let options =
+        syn::parse::Parser::parse2(Punctuated::<Ident, Token![,]>::parse_terminated, attr)
+            .map_err(|_| refuse(span, "arguments like these".into()))?;
+    let mut fmad = false;
+    for option in options {
+        if option == "fmad" && !fmad {
+            fmad = true;
+        } else {
+            return Err(refuse(
+                option.span(),
+                format!("option `{option}` (or twice)"),
+            ));
+        }
+    }
+    Ok(fmad)
 }
 
 /// What a GPU entry point's signature must be. `#[cuda_module]` checks it too: it sees the
@@ -88,6 +128,61 @@ mod tests {
         assert_eq!(
             reserved_oxide_symbols::kernel_base_name(name),
             Some("vecadd")
+        );
+    }
+
+    #[test]
+    fn fmad_puts_the_marker_first_and_other_options_are_refused() {
+        let out = expand(
+            quote!(fmad),
+            quote!(
+                pub fn k(x: f32) {
+                    body(x)
+                }
+            ),
+        )
+        .unwrap()
+        .to_string();
+        let marker = out.find("fmad_marker ()").expect("the marker call");
+        assert!(marker < out.find("body (x)").unwrap(), "{out}");
+        let plain = expand(
+            quote!(),
+            quote!(
+                pub fn k(x: f32) {
+                    body(x)
+                }
+            ),
+        )
+        .unwrap()
+        .to_string();
+        assert!(!plain.contains("fmad_marker"), "{plain}");
+        let err = expand(
+            quote!(fast),
+            quote!(
+                pub fn k() {}
+            ),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no option `fast`"), "{err}");
+        let err = expand(
+            quote!(threads = 256),
+            quote!(
+                pub fn k() {}
+            ),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("its one option is `fmad`"),
+            "{err}"
+        );
+        assert!(
+            expand(
+                quote!(fmad, fmad),
+                quote!(
+                    pub fn k() {}
+                )
+            )
+            .is_err()
         );
     }
 

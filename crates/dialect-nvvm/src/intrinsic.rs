@@ -31,6 +31,15 @@ pub enum Scalar {
     F32,
     /// `f64`.
     F64,
+    /// `[f32; 32]`: the f32 accumulator fragment of a warpgroup's 64 × 64 tile (one per
+    /// thread). In inline PTX it is 32 registers, written `{$a, ..., $b}` where the template
+    /// says `$n`; a result of this type is an `"=f"` per element, and an operand whose
+    /// constraint is `"0"` is tied element by element to the result.
+    F32x32,
+    /// `[f32; 64]`: the accumulator fragment of a 64 × 128 tile (see [Scalar::F32x32]).
+    F32x64,
+    /// `[f32; 128]`: the accumulator fragment of a 64 × 256 tile (see [Scalar::F32x32]).
+    F32x128,
 }
 
 impl Scalar {
@@ -44,6 +53,20 @@ impl Scalar {
             Scalar::I64 => "i64",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::F32x32 => "[f32; 32]",
+            Scalar::F32x64 => "[f32; 64]",
+            Scalar::F32x128 => "[f32; 128]",
+        }
+    }
+
+    /// The number of elements of an array type (`Some(32)` for [Scalar::F32x32]), `None` for a
+    /// scalar.
+    pub fn array_len(self) -> Option<u64> {
+        match self {
+            Scalar::F32x32 => Some(32),
+            Scalar::F32x64 => Some(64),
+            Scalar::F32x128 => Some(128),
+            _ => None,
         }
     }
 
@@ -61,6 +84,11 @@ impl Scalar {
             Scalar::I64 => int(ctx, 64, Signedness::Signed),
             Scalar::F32 => FP32Type::get(ctx).into(),
             Scalar::F64 => FP64Type::get(ctx).into(),
+            Scalar::F32x32 | Scalar::F32x64 | Scalar::F32x128 => {
+                let len = self.array_len().expect("an array scalar has a length");
+                let elem = FP32Type::get(ctx).into();
+                dialect_mir::types::ArrayType::get(ctx, elem, len).into()
+            }
         }
     }
 
@@ -79,6 +107,12 @@ impl Scalar {
             Scalar::I64 => int(64, Signedness::Signed),
             Scalar::F32 => ty.is::<FP32Type>(),
             Scalar::F64 => ty.is::<FP64Type>(),
+            Scalar::F32x32 | Scalar::F32x64 | Scalar::F32x128 => ty
+                .downcast_ref::<dialect_mir::types::ArrayType>()
+                .is_some_and(|array| {
+                    Some(array.len()) == self.array_len()
+                        && array.elem().deref(ctx).is::<FP32Type>()
+                }),
         }
     }
 }
@@ -186,6 +220,10 @@ pub struct Intrinsic {
     pub memory: Memory,
     /// The oldest GPU architecture that has it (`80` for sm_80).
     pub min_sm: u32,
+    /// Whether it belongs to the architecture-specific feature set of `min_sm` (`sm_90a`'s
+    /// `wgmma`, `setmaxnreg`): only a target of exactly that architecture with the `a` suffix
+    /// has it, not a newer one and not plain `sm_90`.
+    pub arch_specific: bool,
     /// The oldest PTX ISA version that has it (`70` for PTX ISA 7.0).
     pub min_ptx: u32,
     /// What it does, from the declaration's doc comment.

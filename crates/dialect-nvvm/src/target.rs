@@ -68,6 +68,17 @@ impl Target {
     /// The oldest PTX ISA version (times ten) whose PTX can target this architecture: what
     /// `llc` emits unless asked for a newer one.
     pub fn min_ptx_isa(self) -> u32 {
+        let base = self.min_ptx_isa_of_sm();
+        match self.suffix {
+            // The architecture-specific targets arrived with PTX ISA 8.0 (sm_90a), the
+            // family-specific ones with 8.8.
+            Some('a') => base.max(80),
+            Some(_) => base.max(88),
+            None => base,
+        }
+    }
+
+    fn min_ptx_isa_of_sm(self) -> u32 {
         MIN_PTX_OF_SM
             .iter()
             .rev()
@@ -76,14 +87,35 @@ impl Target {
             .map_or(32, |&(_, ptx)| ptx)
     }
 
-    /// Fails unless this target has `intrinsic`.
+    /// Whether this target has `intrinsic`: an architecture at least as new as its oldest one,
+    /// and for an architecture-specific intrinsic exactly its architecture with the `a`
+    /// suffix (`sm_90a`'s features are neither in `sm_90` nor in `sm_100a`).
+    pub fn has(self, intrinsic: &Intrinsic) -> bool {
+        if intrinsic.arch_specific {
+            self.sm == intrinsic.min_sm && self.suffix == Some('a')
+        } else {
+            self.sm >= intrinsic.min_sm
+        }
+    }
+
+    /// The target that an intrinsic needs at least: `sm_90a` for an architecture-specific
+    /// intrinsic of sm_90.
+    pub fn required_by(intrinsic: &Intrinsic) -> Target {
+        Target {
+            sm: intrinsic.min_sm,
+            suffix: intrinsic.arch_specific.then_some('a'),
+        }
+    }
+
+    /// Fails unless this target has `intrinsic` ([Target::has]).
     pub fn check(self, intrinsic: &Intrinsic) -> Result<(), TargetTooOld> {
-        if self.sm >= intrinsic.min_sm {
+        if self.has(intrinsic) {
             return Ok(());
         }
         Err(TargetTooOld {
             stub: intrinsic.rust_path,
-            required: intrinsic.min_sm,
+            required: Target::required_by(intrinsic),
+            arch_specific: intrinsic.arch_specific,
             target: self,
         })
     }
@@ -99,17 +131,25 @@ impl std::fmt::Display for Target {
     }
 }
 
-/// An intrinsic used on an architecture older than the oldest one that has it.
+/// An intrinsic used on an architecture that does not have it: one older than the oldest
+/// that has it, or, for an architecture-specific intrinsic, any but its own `a` target.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 #[error(
-    "`{stub}` needs sm_{required} or newer, but this build targets {target}; build for a newer \
-     GPU (`--arch sm_{required}` or `CUDA_OXIDE_TARGET=sm_{required}`)"
+    "`{stub}` needs {}, but this build targets {target}; build for {required} (`--arch \
+     {required}` or `CUDA_OXIDE_TARGET={required}`)",
+    if *arch_specific {
+        format!("the architecture-specific target {required} (exactly that GPU architecture)")
+    } else {
+        format!("{required} or newer")
+    }
 )]
 pub struct TargetTooOld {
     /// The intrinsic's stub.
     pub stub: &'static str,
-    /// Its oldest architecture.
-    pub required: u32,
+    /// The target it needs (its oldest architecture; `sm_90a` for one specific to sm_90a).
+    pub required: Target,
+    /// Whether only `required` itself has it.
+    pub arch_specific: bool,
     /// The architecture of the build.
     pub target: Target,
 }
@@ -163,9 +203,36 @@ mod tests {
         let min = |t: &str| Target::parse(t).unwrap().min_ptx_isa();
         assert_eq!(min("sm_70"), 60);
         assert_eq!(min("sm_80"), 70);
-        assert_eq!(min("sm_90a"), 78);
+        assert_eq!(min("sm_90"), 78);
+        assert_eq!(min("sm_90a"), 80);
+        assert_eq!(min("sm_100a"), 86);
         assert_eq!(min("sm_120"), 87);
         // Between known architectures: the one below.
         assert_eq!(min("sm_91"), 78);
+    }
+
+    #[test]
+    fn architecture_specific_intrinsics_need_exactly_their_a_target() {
+        use crate::table::{elect_sync, wgmma_fence};
+        let t = |s: &str| Target::parse(s).unwrap();
+        assert!(t("sm_90a").has(&wgmma_fence));
+        for other in ["sm_90", "sm_89", "sm_100a", "sm_120"] {
+            assert!(!t(other).has(&wgmma_fence), "{other}");
+        }
+        assert!(t("sm_90").has(&elect_sync) && t("sm_90a").has(&elect_sync));
+        assert!(t("sm_100a").has(&elect_sync) && !t("sm_89").has(&elect_sync));
+        let err = t("sm_90").check(&wgmma_fence).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "`cuda_device::wgmma::raw::fence` needs the architecture-specific target sm_90a"
+            ) && err.contains("this build targets sm_90;")
+                && err.contains("`--arch sm_90a`"),
+            "{err}"
+        );
+        let err = t("sm_80").check(&elect_sync).unwrap_err().to_string();
+        assert!(
+            err.starts_with("`cuda_device::warp::elect_one` needs sm_90 or newer"),
+            "{err}"
+        );
     }
 }

@@ -77,7 +77,7 @@ fn renumber(text: &str) -> String {
 }
 
 /// The scalars an intrinsic may take, one kernel parameter each.
-const SCALARS: [Scalar; 7] = [
+const SCALARS: [Scalar; 10] = [
     Scalar::Bool,
     Scalar::U32,
     Scalar::I32,
@@ -85,6 +85,9 @@ const SCALARS: [Scalar; 7] = [
     Scalar::I64,
     Scalar::F32,
     Scalar::F64,
+    Scalar::F32x32,
+    Scalar::F32x64,
+    Scalar::F32x128,
 ];
 
 #[test]

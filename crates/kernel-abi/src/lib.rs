@@ -9,6 +9,7 @@
 //! | `&[T]`, `&mut [T]`, `DisjointSlice<T>` | `Slice` | global pointer (`u64`), length (`u64`) |
 //! | integers, floats, `bool`, raw pointers | `Scalar` | the value |
 //! | structs, tuples, closures (by value) | `Aggregate` | the whole value, with rustc's layout |
+//! | `&T` of a sized `T` (a grid constant) | `GridConstant` | the whole value of `T`, with rustc's layout |
 //! | zero-sized types | `ZeroSized` | none |
 
 #![no_std]
@@ -29,6 +30,16 @@ pub enum ParamKind {
         /// Size in bytes.
         size: u32,
         /// Alignment in bytes.
+        align: u32,
+    },
+    /// A shared reference `&T` to a sized, non-slice `T`: a *grid constant*. The host passes
+    /// the value of `T` like an `Aggregate`; the kernel receives the address of its parameter
+    /// (CUDA's `const __grid_constant__ T`), which stays in the kernel's parameter space, where
+    /// hardware units such as the TMA copy engine read it (a tensor map).
+    GridConstant {
+        /// Size of `T` in bytes.
+        size: u32,
+        /// Alignment of `T` in bytes.
         align: u32,
     },
     /// A type without data: it is not passed at all.
@@ -98,7 +109,9 @@ pub const fn slots(kind: ParamKind) -> Slots {
     match kind {
         ParamKind::Slice => Slots::of(&[Slot::GlobalPointer, Slot::Length]),
         ParamKind::Scalar { size } => Slots::of(&[Slot::Scalar { size }]),
-        ParamKind::Aggregate { size, align } => Slots::of(&[Slot::Aggregate { size, align }]),
+        ParamKind::Aggregate { size, align } | ParamKind::GridConstant { size, align } => {
+            Slots::of(&[Slot::Aggregate { size, align }])
+        }
         ParamKind::ZeroSized => Slots::of(&[]),
     }
 }

@@ -21,6 +21,7 @@ use pliron_llvm::{
 
 use crate::{
     constants::{ConstWriter, zero_text},
+    debug_info::{location_name, source_pos},
     error::ExportError,
     kernel::is_kernel,
     module::{ModuleState, attrs_text, linkage_text},
@@ -36,6 +37,10 @@ pub(crate) struct FunctionWriter<'a> {
     pub(crate) names: LocalNames,
     pub(crate) cfg: CfgPlan,
     pub(crate) out: String,
+    /// The function's `DISubprogram`, when debug metadata is written.
+    pub(crate) scope: Option<crate::debug_info::Scope>,
+    /// The ` !dbg !N` suffix of the instructions of the op being written.
+    pub(crate) dbg: String,
 }
 
 /// The LLVM text of `func`: a `define` with body, or a `declare`.
@@ -56,6 +61,8 @@ pub(crate) fn write_function(
         names: LocalNames::default(),
         cfg: CfgPlan::default(),
         out: String::new(),
+        scope: None,
+        dbg: String::new(),
     };
     writer
         .function(func, &llvm_name)
@@ -124,20 +131,38 @@ impl FunctionWriter<'_> {
             ));
         }
 
+        let mut dbg = String::new();
+        if let Some(debug) = &mut self.state.debug
+            && let Some(pos) = source_pos(ctx, func.get_operation().deref(ctx).loc())
+        {
+            let loc = func.get_operation().deref(ctx).loc().clone();
+            let name = location_name(&loc).unwrap_or(llvm_name);
+            let scope = debug.subprogram(name, llvm_name, &pos);
+            self.scope = Some(scope);
+            dbg = format!(" !dbg !{}", scope.subprogram);
+        }
+
         self.cfg = CfgPlan::build(ctx, region)?;
         self.name_everything(&blocks)?;
         self.cfg.name_trampolines(&mut self.names);
 
-        let mut header = args
-            .iter()
-            .zip(&params)
-            .map(|(ty, p)| Ok(format!("{} {}", self.ty(*ty)?, self.opd(*p)?)))
-            .collect::<Result<Vec<_>, ExportError>>()?;
+        let mut header = vec![];
+        for (index, (ty, p)) in args.iter().zip(&params).enumerate() {
+            // A grid constant's attributes (`byval`, `nvvm.grid_constant`) replace the
+            // aliasing facts of the parameter attribute list.
+            let attrs = crate::kernel::grid_constant_attrs(ctx, func, index)
+                .or_else(|| crate::param_attrs::param_attrs(ctx, func, index));
+            let attrs = match attrs {
+                Some(attrs) => attrs_text(ctx, &mut self.state.types, &attrs)?,
+                None => String::new(),
+            };
+            header.push(format!("{}{attrs} {}", self.ty(*ty)?, self.opd(*p)?));
+        }
         if var_arg {
             header.push("...".into());
         }
         self.out = format!(
-            "define {linkage}{cc}{res_text} {}({}){attrs} {{\n",
+            "define {linkage}{cc}{res_text} {}({}){attrs}{dbg} {{\n",
             global_ref(llvm_name),
             header.join(", ")
         );

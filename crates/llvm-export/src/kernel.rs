@@ -4,9 +4,13 @@
 //! the `.entry` directive from the `ptx_kernel` calling convention alone, so no
 //! `!nvvm.annotations` metadata is written. Launch bounds are the function attributes
 //! `"nvvm.maxntid"` and `"nvvm.minctasm"`, which the NVPTX backend turns into `.maxntid` and
-//! `.minnctapersm`.
+//! `.minnctapersm`. A grid-constant parameter carries the parameter attributes `byval(T)
+//! align(A) "nvvm.grid_constant"`: its address is the parameter's own, in the param space.
 
-use pliron::{builtin::attributes::UnitAttr, context::Context, dict_key, op::Op};
+use pliron::{
+    builtin::attributes::UnitAttr, context::Context, dict_key, identifier::Identifier, op::Op,
+    r#type::TypeHandle,
+};
 use pliron_llvm::llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr};
 use pliron_llvm::ops::FuncOp;
 
@@ -46,4 +50,43 @@ pub fn is_kernel(ctx: &Context, func: &FuncOp) -> bool {
         .attributes
         .get::<UnitAttr>(&ATTR_KEY_PTX_KERNEL)
         .is_some()
+}
+
+/// The attribute key of the parameter attributes of parameter `index`.
+fn param_attrs_key(index: usize) -> Identifier {
+    Identifier::try_from(format!("llvm_param_attrs_{index}")).expect("a valid identifier")
+}
+
+/// Make parameter `index` of the kernel `func` (an LLVM `ptr`) a grid constant holding a
+/// `pointee` aligned to `align`: `ptr align(A) byval(T) "nvvm.grid_constant"=""`. The host
+/// passes the value; the NVPTX backend keeps the parameter in the param space and gives the
+/// pointer its address there (`cvta.param`), CUDA's `const __grid_constant__ T`.
+pub fn set_grid_constant(
+    ctx: &Context,
+    func: &FuncOp,
+    index: usize,
+    pointee: TypeHandle,
+    align: u32,
+) {
+    let mut attrs = LlvmAttributesAttr::new();
+    attrs.set("align", LlvmAttrValue::Int(u64::from(align)));
+    attrs.set("byval", LlvmAttrValue::Type(pointee));
+    attrs.set("nvvm.grid_constant", LlvmAttrValue::Str(String::new()));
+    func.get_operation()
+        .deref_mut(ctx)
+        .attributes
+        .set(param_attrs_key(index), attrs);
+}
+
+/// The grid-constant attributes of parameter `index` of `func`, if it is one.
+pub fn grid_constant_attrs(
+    ctx: &Context,
+    func: &FuncOp,
+    index: usize,
+) -> Option<LlvmAttributesAttr> {
+    func.get_operation()
+        .deref(ctx)
+        .attributes
+        .get::<LlvmAttributesAttr>(&param_attrs_key(index))
+        .cloned()
 }

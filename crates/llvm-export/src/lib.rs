@@ -12,8 +12,11 @@
 //!   `llvm.addressof`) are written inline at their uses;
 //! - a global's initializer region is folded into one constant (constant expressions for
 //!   `llvm.addrspacecast` and `llvm.gep`, aggregates built with `llvm.insert_value`);
-//! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points;
-//! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module.
+//! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points; parameter
+//!   attributes set with [`set_param_attrs`] follow each parameter's type;
+//! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module;
+//! - with [`ExportOptions::debug`], the ops' source locations become debug metadata
+//!   ([`debug_info`]), from which `llc` writes `.file`/`.loc` into the PTX.
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 //!
@@ -21,6 +24,7 @@
 
 mod const_expr;
 mod constants;
+pub mod debug_info;
 mod error;
 mod function;
 mod kernel;
@@ -29,17 +33,23 @@ pub mod llc;
 mod module;
 mod naming;
 mod ops;
+mod param_attrs;
 mod phi;
 mod symbols;
 mod types;
 
+pub use debug_info::DeviceDebug;
 pub use error::{ExportError, PtxError};
-pub use kernel::{ATTR_KEY_PTX_KERNEL, is_kernel, mark_kernel, set_launch_bounds};
+pub use kernel::{
+    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_grid_constant,
+    set_launch_bounds,
+};
 pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llc::{
-    LlvmTools, LlvmVersion, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools,
-    find_ptxas, probe_llc,
+    LlvmTools, LlvmVersion, PtxOptions, assemble_cubin, assemble_with_ptxas, compile_to_ptx,
+    find_llvm_tools, find_ptxas, probe_llc,
 };
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
 };
+pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};

@@ -221,6 +221,15 @@ fn exe(name: &str) -> String {
     format!("{name}{}", env::consts::EXE_SUFFIX)
 }
 
+/// What `opt` is told besides `-O<level> -mcpu=sm_XX` (the module's triple names the NVPTX
+/// target). LLVM folds a two-sided `if` into `select`s only when each side is at most 4 cheap
+/// instructions (a threshold tuned for CPUs, where a predicted branch is almost free). On a GPU
+/// a branch that threads of a warp take differently runs both sides one after the other, so
+/// speculating a few more instructions is the better trade, as NVIDIA's compiler does: with 8,
+/// the Collatz step `if n % 2 == 0 { n / 2 } else { 3 * n + 1 }` becomes a `selp` and the
+/// benchmark 15% faster (docs/bench.md).
+pub const OPT_NVPTX_TUNING: &[&str] = &["-two-entry-phi-node-folding-threshold=8"];
+
 /// Compile the textual LLVM IR `ll_text` to PTX for `target` (`"sm_90"`): `opt -O3` when
 /// available, then `llc -O3 -march=nvptx64 -mcpu=<target>` (with 128-bit float conversions
 /// expanded). Returns the PTX text. A module with libdevice linked in (it calls
@@ -260,6 +269,7 @@ pub fn compile_to_ptx(
     {
         let optimised = dir.path.join("module.opt.ll");
         let mut args: Vec<&std::ffi::OsStr> = vec![level.as_ref(), cpu.as_ref()];
+        args.extend(OPT_NVPTX_TUNING.iter().map(std::ffi::OsStr::new));
         args.extend(reflect.iter().map(std::ffi::OsStr::new));
         args.extend(["-S".as_ref(), input.as_os_str()]);
         args.extend(["-o".as_ref(), optimised.as_os_str()]);
@@ -360,6 +370,34 @@ pub fn assemble_with_ptxas(ptxas: &Path, ptx: &str, target: &str) -> Result<(), 
             cubin.as_os_str(),
         ],
     )
+}
+
+/// Assembles `ptx` for `target` (`sm_90`) with `ptxas` and returns the cubin (an ELF image the
+/// driver loads without compiling anything), or ptxas's diagnostics as a
+/// [`PtxError::ToolFailed`].
+pub fn assemble_cubin(ptxas: &Path, ptx: &str, target: &str) -> Result<Vec<u8>, PtxError> {
+    let dir = TempDir::new()?;
+    let input = dir.path.join("module.ptx");
+    fs::write(&input, ptx).map_err(|source| PtxError::Io {
+        context: format!("writing {}", input.display()),
+        source,
+    })?;
+    let arch = format!("-arch={target}");
+    let cubin = dir.path.join("module.cubin");
+    run(
+        ptxas,
+        &[
+            arch.as_ref(),
+            "-O3".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            cubin.as_os_str(),
+        ],
+    )?;
+    fs::read(&cubin).map_err(|source| PtxError::Io {
+        context: format!("reading {}", cubin.display()),
+        source,
+    })
 }
 
 /// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr.

@@ -1,6 +1,7 @@
 //! Whole-module export: header, named types, globals, functions and intrinsic declarations.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use pliron::{
     builtin::{
@@ -25,6 +26,7 @@ use pliron_llvm::{
 
 use crate::{
     constants::ConstWriter,
+    debug_info::{DebugInfo, DeviceDebug, source_pos},
     error::ExportError,
     function::write_function,
     naming::{escape, global_ref},
@@ -47,6 +49,11 @@ pub struct ExportOptions {
     pub target_triple: String,
     /// `target datalayout = "..."`.
     pub data_layout: String,
+    /// The debug metadata to write (see [crate::debug_info]); none by default.
+    pub debug: DeviceDebug,
+    /// The directory that relative source paths in the ops' locations are relative to (the
+    /// compiler's working directory).
+    pub comp_dir: PathBuf,
 }
 
 impl Default for ExportOptions {
@@ -54,6 +61,8 @@ impl Default for ExportOptions {
         ExportOptions {
             target_triple: NVPTX_TRIPLE.into(),
             data_layout: NVPTX_DATA_LAYOUT.into(),
+            debug: DeviceDebug::None,
+            comp_dir: PathBuf::new(),
         }
     }
 }
@@ -65,6 +74,8 @@ pub(crate) struct ModuleState {
     pub(crate) symbols: Symbols,
     intrinsics: Vec<(String, TypeHandle)>,
     intrinsic_types: HashMap<String, TypeHandle>,
+    /// The debug metadata, when it is written.
+    pub(crate) debug: Option<DebugInfo>,
 }
 
 impl ModuleState {
@@ -118,6 +129,16 @@ pub fn export_module_with(
                 op: Operation::get_opid(item, ctx).to_string(),
             });
         }
+    }
+
+    if options.debug.enabled() {
+        // The compile unit's file: that of the first function with a known position.
+        let main_file = items
+            .iter()
+            .find_map(|&item| source_pos(ctx, item.deref(ctx).loc()))
+            .map(|pos| pos.file.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "<unknown>".into());
+        state.debug = Some(DebugInfo::new(options.debug, &options.comp_dir, &main_file));
     }
 
     let mut globals = String::new();
@@ -174,6 +195,10 @@ pub fn export_module_with(
     if !declarations.is_empty() {
         out.push('\n');
         out.push_str(&declarations);
+    }
+    if let Some(debug) = &state.debug {
+        out.push('\n');
+        out.push_str(&debug.write());
     }
     Ok(out)
 }

@@ -219,6 +219,7 @@ impl FunctionWriter<'_> {
         let ctx = self.ctx;
         let obj = Operation::get_op_dyn(ptr, ctx);
         let op: &dyn Op = obj.as_ref();
+        self.dbg = self.debug_location(ptr, op.is::<CallOp>());
         let opid = op.get_opid().to_string();
         let o = OpCtx { ptr, opid: &opid };
 
@@ -921,9 +922,26 @@ impl FunctionWriter<'_> {
         }
     }
 
+    /// The ` !dbg !N` suffix for the instructions of op `ptr`: its source position in the
+    /// function's `DISubprogram`, or line 0 for a call without one (LLVM requires a location on
+    /// calls between functions that both have debug information); empty without debug
+    /// metadata.
+    fn debug_location(&mut self, ptr: Ptr<Operation>, is_call: bool) -> String {
+        let (Some(debug), Some(scope)) = (&mut self.state.debug, self.scope) else {
+            return String::new();
+        };
+        let pos = crate::debug_info::source_pos(self.ctx, ptr.deref(self.ctx).loc());
+        if pos.is_none() && !is_call {
+            return String::new();
+        }
+        let id = debug.location(pos.as_ref(), scope);
+        format!(", !dbg !{id}")
+    }
+
     fn emit(&mut self, line: String) -> Result<(), ExportError> {
         self.out.push_str("  ");
         self.out.push_str(&line);
+        self.out.push_str(&self.dbg);
         self.out.push('\n');
         Ok(())
     }

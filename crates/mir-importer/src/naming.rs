@@ -44,16 +44,18 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
 /// uses the path where the function is defined, as the collector does: `rustc_public`'s names
 /// follow re-exports (`core::option::unwrap_failed` prints as `std::option::unwrap_failed`).
 pub fn shim_of(instance: &Instance) -> Option<&'static str> {
-    crate::shims::shim_for(&defining_path(instance))
+    crate::shims::shim_for(&canonical_path(instance))
 }
 
-/// The path of `instance`'s function where it is defined, crate name first, re-exports ignored.
-pub fn defining_path(instance: &Instance) -> String {
+/// The path of `instance`'s item as its crate defines it (`alloc::alloc::__rust_alloc`), not
+/// as the current crate sees it (`my_crate::alloc::alloc::__rust_alloc` after `extern crate
+/// alloc;`): what [`crate::shims`] lists.
+pub fn canonical_path(instance: &Instance) -> String {
     use rustc_middle::ty::print::{
         with_no_trimmed_paths, with_no_visible_paths, with_resolve_crate_name,
     };
     rustc_middle::ty::tls::with(|tcx| {
-        let def_id = rustc_public::rustc_internal::internal(tcx, instance.def.def_id());
+        let def_id = rustc_public::rustc_internal::internal(tcx, *instance).def_id();
         with_no_visible_paths!(with_no_trimmed_paths!(with_resolve_crate_name!(
             tcx.def_path_str(def_id)
         )))

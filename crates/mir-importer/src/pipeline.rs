@@ -51,6 +51,35 @@ pub struct PipelineConfig {
     /// Whether the crate is compiled with overflow checks (what `cfg!(overflow_checks)` means
     /// inside `core` code the kernels call).
     pub overflow_checks: bool,
+    /// The source information the PTX carries (`CUDA_OXIDE_DEVICE_DEBUG`): Rust lines by
+    /// default; `Full` also turns optimisation off.
+    pub device_debug: llvm_export::DeviceDebug,
+    /// The compiler's working directory, which the relative source paths of spans are
+    /// relative to (the debug metadata's compilation directory).
+    pub comp_dir: Option<PathBuf>,
+    /// Contract float multiplications and additions into fused multiply-adds in every
+    /// function (`CUDA_OXIDE_FMAD`, `cargo oxide build --fmad`); without it only kernels marked
+    /// `#[kernel(fmad)]` are.
+    pub fmad: bool,
+    /// Also assemble the PTX into a cubin for `target` with `ptxas` (when one is found), so
+    /// that the host needs no JIT compilation at load on a GPU of that architecture.
+    pub cubin: bool,
+    /// Compile panic paths so that a panic records its message, location and thread for the
+    /// host (`CUDA_OXIDE_PANIC_MESSAGES`; on by default in builds with debug assertions).
+    /// Without it, a panic is a bare trap and its message is never built.
+    pub panic_messages: bool,
+}
+
+/// The cubin of a run ([PipelineConfig::cubin]): the image, or why there is none.
+#[derive(Clone, Debug)]
+pub enum Cubin {
+    /// `ptxas` assembled the PTX.
+    Built(Vec<u8>),
+    /// Not asked for.
+    NotAsked,
+    /// No `ptxas` was found, or it failed: the reason, for a warning (the PTX still works,
+    /// compiled by the driver at load).
+    Unavailable(String),
 }
 
 /// What a successful run produced.
@@ -60,6 +89,8 @@ pub struct PipelineOutput {
     pub ptx: String,
     /// Where it was written.
     pub ptx_path: Option<PathBuf>,
+    /// The PTX assembled for the target architecture.
+    pub cubin: Cubin,
     /// How long each stage took, in order.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -176,8 +207,12 @@ pub fn run_pipeline(
         &print_op(&ctx, module.get_operation()),
     )?;
 
-    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic needs it.
+    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic or a
+    // 128-bit atomic needs it.
+    let atomics_128 = uses_128_bit_atomics(&ctx, module.get_operation())
+        .then_some(dialect_mir::ops::PTX_ISA_OF_128_BIT_ATOMICS);
     let ptx_isa = dialect_nvvm::required_ptx_isa(&ctx, module.get_operation())
+        .max(atomics_128)
         .filter(|&required| required > target.min_ptx_isa());
 
     let started = Instant::now();
@@ -186,7 +221,16 @@ pub fn run_pipeline(
     timings.push(("lower", started.elapsed()));
 
     let started = Instant::now();
-    let ll = llvm_export::export_module(&ctx, module)
+    let export_options = llvm_export::ExportOptions {
+        debug: config.device_debug,
+        comp_dir: config
+            .comp_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    let ll = llvm_export::export_module_with(&ctx, module, &export_options)
         .map_err(|e| PipelineError::Export(e.to_string()))?;
     timings.push(("export", started.elapsed()));
     dump(config, config.dump_llvm, "ll", &ll)?;
@@ -209,18 +253,55 @@ pub fn run_pipeline(
     let options = llvm_export::PtxOptions {
         sysroot: config.sysroot.clone(),
         ptx_isa,
+        // The debug tier keeps every line and variable where the source has it.
+        opt_level: if config.device_debug == llvm_export::DeviceDebug::Full {
+            0
+        } else {
+            3
+        },
         ..Default::default()
     };
     let ptx = llvm_export::compile_to_ptx(&ll, &config.target, &options)
         .map_err(|e| PipelineError::PtxGeneration(e.to_string()))?;
+    // Line info must not change the machine code: the labels `llc` adds for it would.
+    let ptx = if config.device_debug == llvm_export::DeviceDebug::Lines {
+        llvm_export::debug_info::remove_unreferenced_debug_labels(&ptx)
+    } else {
+        ptx
+    };
     timings.push(("llc", started.elapsed()));
+
+    let cubin = if config.cubin {
+        let started = Instant::now();
+        let cubin = build_cubin(&ptx, &config.target);
+        timings.push(("ptxas", started.elapsed()));
+        cubin
+    } else {
+        Cubin::NotAsked
+    };
 
     let ptx_path = write_ptx(config, &ptx)?;
     Ok(PipelineOutput {
         ptx,
         ptx_path,
+        cubin,
         timings,
     })
+}
+
+/// Assembles `ptx` for `target` with the `ptxas` [llvm_export::find_ptxas] finds.
+fn build_cubin(ptx: &str, target: &str) -> Cubin {
+    let Some(ptxas) = llvm_export::find_ptxas() else {
+        return Cubin::Unavailable(
+            "no `ptxas` found ($PTXAS, PATH, /usr/local/cuda/bin, or PyPI's nvidia-cuda-nvcc: \
+             `pip install nvidia-cuda-nvcc`)"
+                .into(),
+        );
+    };
+    match llvm_export::assemble_cubin(&ptxas, ptx, target) {
+        Ok(image) => Cubin::Built(image),
+        Err(e) => Cubin::Unavailable(format!("{} failed: {e}", ptxas.display())),
+    }
 }
 
 /// Writes the PTX next to the host artifacts, and a copy into `CUDA_OXIDE_PTX_DIR`.
@@ -252,7 +333,8 @@ fn translate_module(
     let module = ModuleOp::new(ctx, name);
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
-    let mut globals = GlobalRegistry::new(module_block);
+    let mut globals = GlobalRegistry::new(module_block, target);
+    globals.set_panic_messages(config.panic_messages);
     let mut rustc_mir = String::new();
     for (index, function) in functions.iter().enumerate() {
         let Some(body) = function.instance.body() else {
@@ -271,6 +353,9 @@ fn translate_module(
             globals: &mut globals,
             overflow_checks: config.overflow_checks,
             target,
+            locations: config.device_debug.enabled(),
+            fmad: config.fmad,
+            panic_messages: config.panic_messages,
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {
@@ -319,4 +404,27 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Whether the module holds a 128-bit atomic (`atom.cas.b128`, PTX ISA 8.3).
+fn uses_128_bit_atomics(
+    ctx: &Context,
+    module: pliron::context::Ptr<pliron::operation::Operation>,
+) -> bool {
+    use pliron::graph::walkers::{IRNode, WalkConfig, uninterruptible::immutable::walk_op};
+    let mut found = false;
+    walk_op(
+        ctx,
+        &mut found,
+        &WalkConfig::default(),
+        module,
+        |ctx, found: &mut bool, node| {
+            if let IRNode::Operation(op) = node
+                && dialect_mir::ops::is_128_bit_atomic(ctx, op)
+            {
+                *found = true;
+            }
+        },
+    );
+    found
 }

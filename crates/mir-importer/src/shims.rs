@@ -73,6 +73,14 @@ shims! {
     /// detect them at run time take their portable paths.
     "core::core_arch::x86::cpuid::__cpuid_count" => "cuda_device::shims::x86::__cpuid_count",
     "core::core_arch::x86::xsave::_xgetbv" => "cuda_device::shims::x86::_xgetbv";
+    /// `alloc`'s calls of the global allocator, which rustc defines for the host program: on
+    /// the device, the device heap (CUDA's `malloc`/`free`).
+    "alloc::alloc::__rust_alloc" => "cuda_device::shims::alloc::__rust_alloc",
+    "alloc::alloc::__rust_alloc_zeroed" => "cuda_device::shims::alloc::__rust_alloc_zeroed",
+    "alloc::alloc::__rust_dealloc" => "cuda_device::shims::alloc::__rust_dealloc",
+    "alloc::alloc::__rust_realloc" => "cuda_device::shims::alloc::__rust_realloc",
+    "alloc::alloc::__rust_no_alloc_shim_is_unstable_v2" =>
+        "cuda_device::shims::alloc::__rust_no_alloc_shim_is_unstable_v2";
 }
 
 /// The path of the device version of the function at `path`, if it has one.

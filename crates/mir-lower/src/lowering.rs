@@ -18,6 +18,7 @@ use pliron::{
     context::{Context, Ptr},
     irbuild::dialect_conversion::apply_dialect_conversion,
     linked_list::ContainsLinkedList,
+    location::Location,
     op::Op,
     operation::{Operation, verify_operation},
     printable::Printable,
@@ -30,7 +31,7 @@ use pliron_llvm::{
 };
 
 use crate::{
-    abi::build_prologue,
+    abi::{build_prologue, entry_param_attrs},
     convert::{MirToLlvm, enclosing_function},
     error::{LoweringError, OpError},
     globals::lower_globals,
@@ -179,6 +180,15 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     };
     let kernel = func.is_kernel(ctx);
     let declaration = func.is_declaration(ctx);
+    let grid_constants = func.grid_constants(ctx);
+    let mut grid_constant_params = vec![];
+    let fmad = func.fmad(ctx);
+    let param_attrs = if kernel {
+        entry_param_attrs(ctx, &func.arg_types(ctx), &func.param_access(ctx))
+            .map_err(signature_error)?
+    } else {
+        vec![]
+    };
     let llvm_ty = if kernel {
         if !func.result_types(ctx).is_empty() {
             return Err(signature_error(OpError::Unsupported(
@@ -188,7 +198,19 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         let entry = func.entry_block(ctx).ok_or_else(|| {
             signature_error(OpError::Unsupported("a kernel without a body".into()))
         })?;
-        build_prologue(ctx, entry).map_err(signature_error)?
+        let (llvm_ty, params) =
+            build_prologue(ctx, entry, grid_constants).map_err(signature_error)?;
+        grid_constant_params = params;
+        // The prologue is at the function's line, like the rest of the entry block.
+        if let Location::Named { child_loc, .. } = func.get_operation().deref(ctx).loc().clone() {
+            let ops: Vec<_> = entry.deref(ctx).iter(ctx).collect();
+            for op in ops {
+                if op.deref(ctx).loc().is_unknown() {
+                    op.deref_mut(ctx).set_loc((*child_loc).clone());
+                }
+            }
+        }
+        llvm_ty
     } else {
         function_type(ctx, &func.arg_types(ctx), &func.result_types(ctx))
             .map_err(signature_error)?
@@ -196,10 +218,17 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
 
     let bounds = func.launch_bounds(ctx);
     let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
+    let loc = func.get_operation().deref(ctx).loc().clone();
+    llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
     if kernel {
         llvm_export::mark_kernel(ctx, &llvm_func);
+        llvm_export::set_param_attrs(ctx, &llvm_func, param_attrs);
         if let Some(bounds) = bounds {
             llvm_export::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
+        }
+        for param in grid_constant_params {
+            let pointee = value_type(ctx, param.pointee).map_err(signature_error)?;
+            llvm_export::set_grid_constant(ctx, &llvm_func, param.index, pointee, param.align);
         }
     } else if !declaration {
         llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);
@@ -213,6 +242,13 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
             .unwrap_or_default();
         attrs.set("noinline", pliron_llvm::llvm_attrs::LlvmAttrValue::Unit);
         llvm_func.set_attr_llvm_func_attrs(ctx, attrs);
+    }
+    if fmad {
+        // Read by the float arithmetic conversions ([crate::convert::contracts]).
+        llvm_func.get_operation().deref_mut(ctx).attributes.set(
+            dialect_mir::ops::ATTR_KEY_MIR_FUNC_FMAD.clone(),
+            pliron::builtin::attributes::UnitAttr::new(),
+        );
     }
     if !declaration {
         Region::move_to_op(func.get_region(ctx), llvm_func.get_operation(), ctx);

@@ -1,7 +1,8 @@
 //! Every declared GPU intrinsic, enumerated from `dialect_nvvm::table::ALL`: lowered and
 //! exported (one snapshot of the `.ll` of all of them), then each alone compiled by `llc` for
-//! the oldest architecture and PTX ISA its declaration claims, and assembled by `ptxas`, which
-//! checks the instructions against that `.target` and `.version`.
+//! the oldest architecture and PTX ISA its declaration claims (`sm_90a` for those specific to
+//! it), and assembled by `ptxas`, which checks the instructions against that `.target` and
+//! `.version`.
 
 mod common;
 
@@ -81,10 +82,7 @@ fn every_intrinsic_assembles_on_its_oldest_target() {
         add_kernel(ctx, m, intrinsic);
         lower(ctx, m);
         let ll = export(ctx, m);
-        let target = Target {
-            sm: intrinsic.min_sm,
-            suffix: None,
-        };
+        let target = Target::required_by(intrinsic);
         let options = PtxOptions {
             ptx_isa: Some(intrinsic.min_ptx.max(target.min_ptx_isa())),
             ..Default::default()
@@ -96,7 +94,11 @@ fn every_intrinsic_assembles_on_its_oldest_target() {
                 continue;
             }
         };
-        let arch = format!("sm_{}", intrinsic.min_sm.max(OLDEST_PTXAS_ARCH));
+        let arch = if intrinsic.min_sm < OLDEST_PTXAS_ARCH {
+            format!("sm_{OLDEST_PTXAS_ARCH}")
+        } else {
+            target.to_string()
+        };
         if let Some(ptxas) = &ptxas
             && let Err(err) = assemble_with_ptxas(ptxas, &ptx, &arch)
         {
@@ -126,4 +128,33 @@ fn an_intrinsic_newer_than_the_declared_ptx_isa_is_rejected() {
     assert!(ptx.contains(".version 7.8"), "{ptx}");
     let err = assemble_with_ptxas(&ptxas, &ptx, "sm_90").expect_err("PTX 7.8 has no elect.sync");
     assert!(err.to_string().contains("elect"), "{err}");
+}
+
+#[test]
+fn an_architecture_specific_intrinsic_is_rejected_on_the_plain_architecture() {
+    // The `sm_90a` declarations are checked above on `sm_90a`; that check means something
+    // only if ptxas refuses them on plain `sm_90`.
+    let Some(ptxas) = find_ptxas() else {
+        println!("note: ptxas not found");
+        return;
+    };
+    assert!(table::wgmma_fence.arch_specific);
+    let ctx = &mut context();
+    let m = module(ctx);
+    add_kernel(ctx, m, &table::wgmma_fence);
+    lower(ctx, m);
+    let ll = export(ctx, m);
+    let options = PtxOptions {
+        ptx_isa: Some(80),
+        ..Default::default()
+    };
+    let ptx = compile_to_ptx(&ll, "sm_90", &options).unwrap();
+    let err = assemble_with_ptxas(&ptxas, &ptx, "sm_90").expect_err("wgmma needs sm_90a");
+    assert!(err.to_string().contains("wgmma"), "{err}");
+    let ptx = compile_to_ptx(&ll, "sm_90a", &PtxOptions::default()).unwrap();
+    assert!(
+        ptx.contains(".version 8.0") && ptx.contains(".target sm_90a"),
+        "{ptx}"
+    );
+    assemble_with_ptxas(&ptxas, &ptx, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
 }

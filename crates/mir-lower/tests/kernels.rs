@@ -507,3 +507,72 @@ fn warp_intrinsics_are_convergent() {
     );
     assert!(ll.contains("@llvm.nvvm.read.ptx.sreg.laneid()"), "{ll}");
 }
+
+/// A grid-constant parameter (`&T` of a kernel, here a 128-byte, 64-aligned struct like a TMA
+/// tensor map) is the `byval` pointer itself: the PTX parameter holds the value, and the
+/// pointer the kernel uses is the parameter's address (`cvta.param`), not a local copy.
+#[test]
+fn grid_constant_parameters_stay_in_the_param_space() {
+    let ctx = &mut context();
+    let m = module(ctx);
+    let u64_ = ui(ctx, 64);
+    let words: TypeHandle = dialect_mir::types::ArrayType::get(ctx, u64_, 16).into();
+    let map_ty: TypeHandle =
+        StructType::get(ctx, "TensorMap", 128, 64, vec![FieldLayout::new(words, 0)]).into();
+    let map_ref = ptr(ctx, map_ty);
+    let out_ty = slice(ctx, u64_);
+    let (f, entry, args) = func(
+        ctx,
+        m,
+        "gc",
+        &[("out", out_ty), ("map", map_ref)],
+        vec![],
+        true,
+    );
+    f.set_grid_constants(ctx, 0b10);
+    let mut b = B::new(ctx, entry);
+    // out[0] = the map's address, then the map's first word through the pointer.
+    let addr = b.val(|ctx| PtrToIntOp::new(ctx, args[1], u64_));
+    let data = b.val(|ctx| SlicePtrOp::new(ctx, args[0]));
+    b.op(|ctx| StoreOp::new(ctx, addr, data));
+    b.op(|ctx| ReturnOp::new(ctx, None));
+    lower(ctx, m);
+    let ll = export(ctx, m);
+    assert!(
+        ll.contains(
+            "define ptx_kernel void @gc(ptr addrspace(1) nonnull align(8) %out_ptr, i64 %out_len, \
+             ptr align(64) \
+             byval({ [16 x i64] }) \"nvvm.grid_constant\"=\"\" %map)"
+        ),
+        "{ll}"
+    );
+    let ptx = check_ptx(&ll, &["gc"]);
+    assert!(
+        ptx.contains(".param .align 64 .b8 gc_param_2[128]"),
+        "{ptx}"
+    );
+    assert!(ptx.contains("cvta.param.u64"), "{ptx}");
+    assert!(!ptx.contains(".local"), "{ptx}");
+}
+
+/// The verifier refuses a grid-constant mark on a parameter that is not a pointer.
+#[test]
+fn grid_constants_must_be_pointer_parameters() {
+    let ctx = &mut context();
+    let m = module(ctx);
+    let u32_ = ui(ctx, 32);
+    let (f, entry, _) = func(ctx, m, "bad", &[("x", u32_)], vec![], true);
+    f.set_grid_constants(ctx, 1);
+    let mut b = B::new(ctx, entry);
+    b.op(|ctx| ReturnOp::new(ctx, None));
+    let err = pliron::operation::verify_operation(m.get_operation(), ctx)
+        .expect_err("a u32 cannot be a grid constant");
+    let text = {
+        use pliron::printable::Printable;
+        err.disp(ctx).to_string()
+    };
+    assert!(
+        text.contains("grid-constant parameter 0 is not a pointer"),
+        "{text}"
+    );
+}

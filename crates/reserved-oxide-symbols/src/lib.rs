@@ -198,6 +198,30 @@ pub fn ptx_len_symbol(tag: &str) -> String {
     format!("{PTX_LEN_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
 }
 
+/// The symbol that holds a crate's embedded cubin: the PTX assembled by `ptxas` at build time
+/// for the build's `sm_XX` (an ELF image, not NUL-terminated; empty when no `ptxas` was found).
+///
+/// # Panics
+/// If `tag` is not eight lowercase hex digits.
+pub fn cubin_symbol(tag: &str) -> String {
+    assert!(is_tag(tag), "`{tag}` is not an 8-digit lowercase hex tag");
+    format!("{CUBIN_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
+}
+
+/// The symbol that holds the length in bytes of [`cubin_symbol`]'s image, as a `u64` in the
+/// target's byte order (0: no cubin).
+///
+/// # Panics
+/// If `tag` is not eight lowercase hex digits.
+pub fn cubin_len_symbol(tag: &str) -> String {
+    assert!(is_tag(tag), "`{tag}` is not an 8-digit lowercase hex tag");
+    format!("{CUBIN_LEN_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
+}
+
+/// The start of [`cubin_symbol`].
+pub const CUBIN_SYMBOL_STEM: &str = "cuda_oxide_cubin_";
+/// The start of [`cubin_len_symbol`].
+pub const CUBIN_LEN_SYMBOL_STEM: &str = "cuda_oxide_cubin_len_";
 /// The start of [`ptx_symbol`].
 pub const PTX_SYMBOL_STEM: &str = "cuda_oxide_ptx_";
 /// The start of [`ptx_len_symbol`].

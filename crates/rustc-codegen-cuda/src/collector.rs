@@ -110,6 +110,7 @@ pub fn find_roots<'tcx>(tcx: TyCtxt<'tcx>) -> DeviceRoots<'tcx> {
 pub fn collect_device_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     roots: &DeviceRoots<'tcx>,
+    panic_messages: bool,
 ) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
     let mut collected: Vec<DeviceFunction<'tcx>> = Vec::new();
     let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::default();
@@ -138,7 +139,7 @@ pub fn collect_device_functions<'tcx>(
             continue;
         }
         let body = tcx.instance_mir(instance.def);
-        for (callee, span, how) in callees(tcx, instance, body) {
+        for (callee, span, how) in callees(tcx, instance, body, panic_messages) {
             if seen.contains(&callee) {
                 continue;
             }
@@ -155,10 +156,15 @@ pub fn collect_device_functions<'tcx>(
                         caller: Some((index, span)),
                     });
                 }
-                // A diverging function of `core` with MIR (`panic_display::<T>`,
-                // `assert_failed::<T, U>`) is compiled: it leads to a panic entry point, which
-                // has a device version. One without MIR and without a device version traps.
-                (CalleeRule::Panic, Use::Call) if has_mir(tcx, callee) => {
+                // With panic messages, a diverging function of `core` with MIR
+                // (`panic_display::<T>`, `assert_failed::<T, U>`) is compiled: it leads to a
+                // panic entry point, which has a device version. One without MIR and without a
+                // device version traps (and every one does without panic messages).
+                (CalleeRule::Panic, Use::Call)
+                    if panic_messages
+                        && tcx.crate_name(callee.def_id().krate).as_str() == "core"
+                        && has_mir(tcx, callee) =>
+                {
                     seen.insert(callee);
                     worklist.push_back(DeviceFunction {
                         instance: callee,
@@ -278,19 +284,30 @@ fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
 }
 
 /// The blocks of `body` that device code can reach: unwind (cleanup) edges are never taken on
-/// the GPU, where a panic traps (after recording its message), and a branch on a runtime-checks flag only goes the way the
-/// device build decides (`ub_checks` and `contract_checks` are off, as in a release `core`;
-/// `overflow_checks` follows the session). The translator prunes the same way, so functions
-/// called only from dead checks (`precondition_check`) are neither collected nor compiled.
+/// the GPU, where a panic traps (after recording its message when `panic_messages`), and a
+/// branch on a runtime-checks flag only goes the way the device build decides (`ub_checks` and
+/// `contract_checks` are off, as in a release `core`; `overflow_checks` follows the session).
+/// Without panic messages, the blocks that can only panic are left out too (each becomes a
+/// bare trap). The translator prunes the same way, so functions called only from dead checks
+/// (`precondition_check`) are neither collected nor compiled.
 fn device_reachable_blocks<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &mir::Body<'tcx>,
+    panic_messages: bool,
 ) -> Vec<mir::BasicBlock> {
+    let panic_bound = if panic_messages {
+        rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len())
+    } else {
+        panic_bound_blocks(tcx, body)
+    };
     let mut seen = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
     let mut stack = vec![mir::START_BLOCK];
     let mut order = Vec::new();
     while let Some(block) = stack.pop() {
         if !seen.insert(block) {
+            continue;
+        }
+        if panic_bound.contains(block) {
             continue;
         }
         order.push(block);
@@ -316,6 +333,51 @@ fn device_reachable_blocks<'tcx>(
     order
 }
 
+/// The blocks from which every path ends in a panic (a diverging call into `core`): the
+/// translator turns each into one trap, so what they call (the panic message's formatting) is
+/// never compiled and need not be collected.
+fn panic_bound_blocks<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    body: &mir::Body<'tcx>,
+) -> rustc_index::bit_set::DenseBitSet<mir::BasicBlock> {
+    let mut bound = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
+    loop {
+        let mut changed = false;
+        for (block, data) in body.basic_blocks.iter_enumerated() {
+            if bound.contains(block) {
+                continue;
+            }
+            let terminator = data.terminator();
+            let panics = match &terminator.kind {
+                TerminatorKind::Call {
+                    func, target: None, ..
+                } => match *func.ty(body, tcx).kind() {
+                    ty::FnDef(def_id, _) => {
+                        matches!(tcx.crate_name(def_id.krate).as_str(), "core" | "alloc")
+                    }
+                    _ => false,
+                },
+                kind => {
+                    let cleanup = match terminator.unwind() {
+                        Some(mir::UnwindAction::Cleanup(b)) => Some(*b),
+                        _ => None,
+                    };
+                    let mut successors =
+                        kind.successors().filter(|s| Some(*s) != cleanup).peekable();
+                    successors.peek().is_some() && successors.all(|s| bound.contains(s))
+                }
+            };
+            if panics {
+                bound.insert(block);
+                changed = true;
+            }
+        }
+        if !changed {
+            return bound;
+        }
+    }
+}
+
 /// How device code reaches a function.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Use {
@@ -334,15 +396,17 @@ fn callees<'tcx>(
     tcx: TyCtxt<'tcx>,
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
+    panic_messages: bool,
 ) -> Vec<(Instance<'tcx>, Span, Use)> {
     let mut uses = Uses {
         tcx,
         instance,
         body,
+        panic_messages,
         out: Vec::new(),
         seen_allocs: FxHashSet::default(),
     };
-    for block in device_reachable_blocks(tcx, body) {
+    for block in device_reachable_blocks(tcx, body, panic_messages) {
         uses.visit_basic_block_data(block, &body.basic_blocks[block]);
     }
     uses.out
@@ -353,6 +417,9 @@ struct Uses<'tcx> {
     tcx: TyCtxt<'tcx>,
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
+    /// Whether panics record their message (formatting methods are then descriptors, and
+    /// failed assertions call their panic function).
+    panic_messages: bool,
     out: Vec<(Instance<'tcx>, Span, Use)>,
     seen_allocs: FxHashSet<AllocId>,
 }
@@ -404,7 +471,8 @@ impl<'tcx> Uses<'tcx> {
             }
             // A formatting method's address is a descriptor in device code (see
             // `mir_importer::translator::fmt_descriptor`): the method is not compiled.
-            GlobalAlloc::Function { instance } if is_fmt_method(tcx, instance) => {}
+            GlobalAlloc::Function { instance }
+                if self.panic_messages && is_fmt_method(tcx, instance) => {}
             GlobalAlloc::Function { instance } => self.out.push((instance, span, Use::Address)),
             GlobalAlloc::VTable(ty, dyn_ty) => {
                 let principal = dyn_ty
@@ -464,7 +532,7 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                             def_id,
                             args,
                         )
-                        && !is_fmt_method(tcx, callee)
+                        && !(self.panic_messages && is_fmt_method(tcx, callee))
                     {
                         self.out.push((callee, span, Use::Address));
                     }
@@ -520,7 +588,7 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                     ));
                 }
             }
-            TerminatorKind::Assert { msg, .. } => {
+            TerminatorKind::Assert { msg, .. } if self.panic_messages => {
                 // The panic function the importer calls when the check fails.
                 let def_id = tcx.require_lang_item(
                     mir_importer::translator::panic::assert_panic_function(msg),

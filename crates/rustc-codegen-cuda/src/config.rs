@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// Every variable the backend reads (`CUDA_OXIDE_LIBDEVICE` is read by `llvm-export`, when the
-/// kernels' math needs libdevice).
+/// kernels' math needs libdevice; `PTXAS` names the `ptxas` that makes the embedded cubin).
 pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_VERBOSE",
     "CUDA_OXIDE_DUMP_MIR",
@@ -17,6 +17,11 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_TARGET",
     "CUDA_OXIDE_LLC",
     "CUDA_OXIDE_LIBDEVICE",
+    "CUDA_OXIDE_DEVICE_DEBUG",
+    "CUDA_OXIDE_FMAD",
+    "CUDA_OXIDE_NO_CUBIN",
+    "CUDA_OXIDE_PANIC_MESSAGES",
+    "PTXAS",
 ];
 
 /// The default GPU architecture when nothing else chooses one.
@@ -39,6 +44,20 @@ pub struct CudaCodegenConfig {
     pub target: Option<String>,
     /// `CUDA_OXIDE_LLC`: the `llc` to use.
     pub llc: Option<PathBuf>,
+    /// `CUDA_OXIDE_DEVICE_DEBUG`: `none`, `lines` (the default) or `full`, as written; see
+    /// [CudaCodegenConfig::device_debug].
+    pub device_debug: Option<String>,
+    /// `CUDA_OXIDE_FMAD`: contract float `a * b + c` into fused multiply-adds in every device
+    /// function (nvcc's `--fmad=true`); off by default, as Rust rounds each operation.
+    pub fmad: bool,
+    /// `CUDA_OXIDE_NO_CUBIN`: embed only the PTX (no `ptxas` at build time; the driver then
+    /// compiles the PTX when the module is loaded).
+    pub no_cubin: bool,
+    /// `CUDA_OXIDE_PANIC_MESSAGES`: `1` (or `true`, `yes`, `on`) makes device panics record
+    /// their message, location and thread for the host; `0` (anything else) makes them bare
+    /// traps. Unset: on in builds with debug assertions, see
+    /// [CudaCodegenConfig::panic_messages].
+    pub panic_messages: Option<bool>,
 }
 
 impl CudaCodegenConfig {
@@ -59,7 +78,33 @@ impl CudaCodegenConfig {
             ptx_dir: non_empty("CUDA_OXIDE_PTX_DIR").map(PathBuf::from),
             target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
+            fmad: flag("CUDA_OXIDE_FMAD"),
+            no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),
+            panic_messages: non_empty("CUDA_OXIDE_PANIC_MESSAGES").map(|v| is_truthy(&v)),
+            device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
         }
+    }
+
+    /// The source information the device code carries: Rust lines unless
+    /// `CUDA_OXIDE_DEVICE_DEBUG` says otherwise; an unknown value is an error naming the
+    /// accepted ones.
+    pub fn device_debug(&self) -> Result<mir_importer::DeviceDebug, String> {
+        match &self.device_debug {
+            None => Ok(mir_importer::DeviceDebug::default()),
+            Some(value) => mir_importer::DeviceDebug::parse(value).ok_or_else(|| {
+                format!(
+                    "CUDA_OXIDE_DEVICE_DEBUG is `{value}`; expected {}",
+                    mir_importer::DeviceDebug::CHOICES
+                )
+            }),
+        }
+    }
+
+    /// Whether device panics record their message for the host: as `CUDA_OXIDE_PANIC_MESSAGES`
+    /// says, else when the crate is compiled with debug assertions (the dev profile), so that
+    /// release builds keep the bare trap and its cost (none on the hot path).
+    pub fn panic_messages(&self, debug_assertions: bool) -> bool {
+        self.panic_messages.unwrap_or(debug_assertions)
     }
 
     /// The GPU architecture to compile for.
@@ -94,6 +139,7 @@ mod tests {
         let c = config(&[]);
         assert_eq!(c, CudaCodegenConfig::default());
         assert_eq!(c.target(), DEFAULT_TARGET);
+        assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Lines));
     }
 
     #[test]
@@ -106,11 +152,29 @@ mod tests {
             ("CUDA_OXIDE_PTX_DIR", "/tmp/ptx"),
             ("CUDA_OXIDE_TARGET", " sm_80 "),
             ("CUDA_OXIDE_LLC", "/opt/llc"),
+            ("CUDA_OXIDE_DEVICE_DEBUG", "Full"),
+            ("CUDA_OXIDE_FMAD", "1"),
+            ("CUDA_OXIDE_NO_CUBIN", "1"),
+            ("CUDA_OXIDE_PANIC_MESSAGES", "1"),
         ]);
-        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir);
+        assert_eq!(c.panic_messages, Some(true));
+        assert!(c.panic_messages(false));
+        assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
+        assert!(c.no_cubin);
+        assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Full));
         assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
         assert_eq!(c.target(), "sm_80");
         assert_eq!(c.llc, Some(PathBuf::from("/opt/llc")));
+    }
+
+    #[test]
+    fn unknown_debug_level_is_an_error() {
+        let c = config(&[("CUDA_OXIDE_DEVICE_DEBUG", "-G")]);
+        let message = c.device_debug().unwrap_err();
+        assert!(
+            message.contains("`-G`") && message.contains("`full`"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -122,5 +186,16 @@ mod tests {
             ("CUDA_OXIDE_TARGET", ""),
         ]);
         assert_eq!(c, CudaCodegenConfig::default());
+    }
+
+    #[test]
+    fn panic_messages_follow_debug_assertions_unless_set() {
+        let unset = config(&[]);
+        assert!(unset.panic_messages(true));
+        assert!(!unset.panic_messages(false));
+        let off = config(&[("CUDA_OXIDE_PANIC_MESSAGES", "0")]);
+        assert!(!off.panic_messages(true));
+        let on = config(&[("CUDA_OXIDE_PANIC_MESSAGES", "on")]);
+        assert!(on.panic_messages(false));
     }
 }

@@ -1,22 +1,21 @@
 //! Which functions device code may reach, and what happens to those it reaches.
 //!
-//! Device code may use its own crate, `core`, `cuda_device` and any other crate that does not
-//! need an operating system. It may not reach `std` (files, threads, printing...) or `alloc`
-//! (there is no device heap yet): such a call stops the build with the chain of calls that led
-//! to it.
+//! Device code may use its own crate, `core`, `alloc` (on the device heap, see
+//! `cuda_device::heap`), `cuda_device` and any other crate that does not need an operating
+//! system. It may not reach `std` (files, threads, printing...): such a call stops the build
+//! with the chain of calls that led to it.
 
 /// Crates whose functions device code must never reach, with the reason given to the user.
 pub const FORBIDDEN_CRATES: &[(&str, &str)] = &[
     ("std", "`std` needs an operating system"),
-    ("alloc", "device code has no heap allocator"),
     ("proc_macro", "`proc_macro` only exists inside the compiler"),
     ("test", "`test` is the host test harness"),
 ];
 
 /// The crates allowed in device code, as the error message lists them.
 pub const ALLOWED_CRATES_HELP: &str = "only these crates are allowed in device code: the kernel's \
-     own crate, `cuda_device` (GPU intrinsics), `core` (the no_std standard library), and other \
-     `no_std` crates of the dependency tree";
+     own crate, `cuda_device` (GPU intrinsics), `core` (the no_std standard library), `alloc` \
+     (on the device heap), and other `no_std` crates of the dependency tree";
 
 /// What the collector does with a function that device code calls.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,10 +31,11 @@ pub enum CalleeRule {
     /// A `#[device]` extern declaration: defined outside Rust (a CUDA system call such as
     /// `vprintf`, libdevice, ...), so it is declared and called, not compiled.
     External,
-    /// A function of `core` that never returns (the panic machinery, `unwrap_failed`, ...):
-    /// compiled when it has MIR (`assert_failed::<T, U>`), replaced by its device version
-    /// when it has one (the panic entry points, which record the message and trap), else the
-    /// call becomes a bare trap.
+    /// A function of `core` or `alloc` that never returns (the panic machinery,
+    /// `unwrap_failed`, `handle_alloc_error`, ...). Without panic messages the call becomes a
+    /// trap. With them (`CUDA_OXIDE_PANIC_MESSAGES`), one of `core` is compiled when it has MIR
+    /// (`assert_failed::<T, U>`), replaced by its device version when it has one (the panic
+    /// entry points, which record the message and trap), else the call becomes a bare trap.
     Panic,
     /// `core`'s undefined-behaviour checks (`check_language_ub`, `precondition_check`, ...):
     /// off on the device, as in a release build of `core`, so the call is never made.
@@ -47,23 +47,22 @@ pub enum CalleeRule {
     },
 }
 
-/// Paths of `std` that device code may use anyway: the inherent methods of `f32` and `f64`
+/// Paths of `std` that device code may use anyway: the inherent methods of `f16`, `f32` and `f64`
 /// (`sqrt`, `sin`, `tan`, ...) live in `std` but are thin wrappers over compiler intrinsics
 /// and C math functions ([CalleeRule::MathFunction]), which the device pipeline implements.
 /// What they reach is checked like everything else.
-const STD_ALLOWED_PREFIXES: &[&str] = &["std::f32::<impl f32>::", "std::f64::<impl f64>::"];
+const STD_ALLOWED_PREFIXES: &[&str] = &[
+    "std::f16::<impl f16>::",
+    "std::f32::<impl f32>::",
+    "std::f64::<impl f64>::",
+];
 
 /// Paths of `std` whose math has no GPU implementation, with the reason given to the user.
-const STD_UNSUPPORTED_MATH: &[(&str, &str)] = &[
-    (
-        "std::f16::<impl f16>::",
-        "the GPU's math library has no `f16` functions (`f32` and `f64` ones only)",
-    ),
-    (
-        "std::f128::<impl f128>::",
-        "the GPU's math library has no `f128` functions (`f32` and `f64` ones only)",
-    ),
-];
+const STD_UNSUPPORTED_MATH: &[(&str, &str)] = &[(
+    "std::f128::<impl f128>::",
+    "the GPU has no `f128` arithmetic and its math library no `f128` functions (`f16` \
+         ones are computed in `f32`, `f32` and `f64` ones are native)",
+)];
 
 /// Classifies a called function by its crate, its fully qualified path, and whether it
 /// diverges (returns `!`).
@@ -94,7 +93,7 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
     if crate_name == "cuda_device" && mir_importer::intrinsics::is_intrinsic(path) {
         return CalleeRule::IntrinsicStub;
     }
-    if crate_name == "core" && diverges {
+    if matches!(crate_name, "core" | "alloc") && diverges {
         return CalleeRule::Panic;
     }
     if crate_name == "core" && mir_importer::ub_checks::is_ub_check(path) {
@@ -126,15 +125,15 @@ mod tests {
     }
 
     #[test]
-    fn std_and_alloc_are_forbidden() {
+    fn std_is_forbidden_alloc_is_collected() {
         assert!(matches!(
             classify("std", "std::io::_print", false),
             CalleeRule::Forbidden { .. }
         ));
-        assert!(matches!(
+        assert_eq!(
             classify("alloc", "alloc::vec::Vec::<T>::push", false),
-            CalleeRule::Forbidden { .. }
-        ));
+            CalleeRule::Collect
+        );
     }
 
     #[test]
@@ -184,18 +183,17 @@ mod tests {
     }
 
     #[test]
-    fn f16_and_f128_math_is_refused_with_its_own_reason() {
+    fn f128_math_is_refused_with_its_own_reason_f16_math_is_collected() {
         let CalleeRule::Forbidden { reason } =
             classify("std", "std::f128::<impl f128>::sin", false)
         else {
             panic!("f128 math must be refused");
         };
-        assert!(reason.contains("no `f128` functions"), "{reason}");
-        let CalleeRule::Forbidden { reason } = classify("std", "std::f16::<impl f16>::exp", false)
-        else {
-            panic!("f16 math must be refused");
-        };
-        assert!(reason.contains("no `f16` functions"), "{reason}");
+        assert!(reason.contains("no `f128`"), "{reason}");
+        assert_eq!(
+            classify("std", "std::f16::<impl f16>::exp", false),
+            CalleeRule::Collect
+        );
     }
 
     #[test]

@@ -21,13 +21,20 @@ use crate::crate_rules::ALLOWED_CRATES_HELP;
 /// A crate without `#[kernel]` or `#[device]` functions costs one scan of its mono items.
 /// A crate with `#[device]` functions but no kernel has its device code checked against the
 /// crate rules; PTX is generated only where there are kernels to launch.
-pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) -> Option<String> {
+///
+/// Returns the PTX and the cubin `ptxas` made of it for the build's architecture (empty, with a
+/// warning, when no `ptxas` was found: the host then loads the PTX, which the driver compiles).
+pub fn codegen_device_code<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    config: &CudaCodegenConfig,
+) -> Option<(String, Vec<u8>)> {
     let started = Instant::now();
     let roots = collector::find_roots(tcx);
     if roots.is_empty() {
         return None;
     }
-    let collected = match collector::collect_device_functions(tcx, &roots) {
+    let panic_messages = config.panic_messages(tcx.sess.opts.debug_assertions);
+    let collected = match collector::collect_device_functions(tcx, &roots, panic_messages) {
         Ok(collected) => collected,
         Err(forbidden) => report_forbidden_call(tcx, &forbidden),
     };
@@ -48,6 +55,7 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
         if roots.kernels.is_empty() {
             return Ok(None);
         }
+        let device_debug = config.device_debug().map_err(DeviceError::Message)?;
         let pipeline_config = PipelineConfig {
             crate_name: crate_name.clone(),
             target: config.target().to_owned(),
@@ -57,7 +65,14 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
             dump_llvm: config.dump_llvm,
             show_rustc_mir: config.show_rustc_mir,
             overflow_checks: tcx.sess.overflow_checks(),
+            fmad: config.fmad,
+            cubin: !config.no_cubin,
+            panic_messages,
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
+            device_debug,
+            // rustc's working directory, which cargo makes the workspace root: the spans'
+            // relative paths are relative to it.
+            comp_dir: None,
         };
         let output =
             catch_internal_error(|| mir_importer::run_pipeline(&functions, &pipeline_config))
@@ -92,7 +107,19 @@ pub fn codegen_device_code<'tcx>(tcx: TyCtxt<'tcx>, config: &CudaCodegenConfig) 
                 eprintln!("cuda-oxide:   wrote {}", path.display());
             }
         }
-        Ok(Some(output.ptx))
+        let cubin = match output.cubin {
+            mir_importer::Cubin::Built(image) => image,
+            mir_importer::Cubin::NotAsked => Vec::new(),
+            mir_importer::Cubin::Unavailable(why) => {
+                tcx.dcx().warn(format!(
+                    "cuda-oxide embeds only the PTX of crate `{crate_name}`, no cubin for {}: \
+                     {why}. The driver will compile the PTX when the module is loaded",
+                    config.target()
+                ));
+                Vec::new()
+            }
+        };
+        Ok(Some((output.ptx, cubin)))
     });
     if config.show_rustc_mir {
         // Printing rustc's MIR asks rustc for "trimmed" paths, which it only allows when the

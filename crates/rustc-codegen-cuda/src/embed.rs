@@ -4,7 +4,11 @@
 //! two global read-only symbols named after the crate's tag (see `reserved_oxide_symbols`):
 //!
 //! - [`ptx_symbol`]: the PTX text followed by a NUL byte;
-//! - [`ptx_len_symbol`]: the text's length in bytes, a `u64` in the target's byte order.
+//! - [`ptx_len_symbol`]: the text's length in bytes, a `u64` in the target's byte order;
+//! - [`cubin_symbol`]: the cubin `ptxas` made of that PTX at build time for the build's
+//!   `sm_XX` (empty without `ptxas`), which the host loads instead of the PTX on a GPU of that
+//!   architecture, so that the driver compiles nothing at load;
+//! - [`cubin_len_symbol`]: its length, like the PTX's.
 //!
 //! The object is added to the crate's compiled modules in `join_codegen`, so rustc links it
 //! into executables and archives it into rlibs like any codegen unit: a library with kernels
@@ -22,7 +26,9 @@ use object::write::{Object, StandardSection, Symbol, SymbolSection};
 use object::{
     Architecture, BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind, SymbolScope,
 };
-use reserved_oxide_symbols::{crate_tag, ptx_len_symbol, ptx_symbol};
+use reserved_oxide_symbols::{
+    crate_tag, cubin_len_symbol, cubin_symbol, ptx_len_symbol, ptx_symbol,
+};
 use rustc_abi::Endian;
 use rustc_codegen_ssa::{CompiledModule, ModuleKind};
 use rustc_session::Session;
@@ -36,6 +42,8 @@ pub struct EmbeddedPtx {
     pub crate_name: String,
     /// The PTX text.
     pub ptx: String,
+    /// The PTX assembled for the build's architecture, empty when `ptxas` was not found.
+    pub cubin: Vec<u8>,
 }
 
 /// What rustc's LLVM backend returned from `codegen_crate`, plus the PTX to add when joining.
@@ -85,8 +93,14 @@ pub enum EmbedError {
     },
 }
 
-/// An object file for `target` that defines the embedded-PTX symbols of the crate tagged `tag`.
-pub fn ptx_object(target: &ObjectTarget, tag: &str, ptx: &str) -> Result<Vec<u8>, EmbedError> {
+/// An object file for `target` that defines the embedded-PTX (and cubin) symbols of the crate
+/// tagged `tag`.
+pub fn ptx_object(
+    target: &ObjectTarget,
+    tag: &str,
+    ptx: &str,
+    cubin: &[u8],
+) -> Result<Vec<u8>, EmbedError> {
     let mut obj = Object::new(target.format, target.architecture, target.endian);
     // Its own section on ELF (`.rodata.cuda_oxide_ptx`), so that `--gc-sections` drops it from
     // binaries that never load the module; the standard read-only section elsewhere.
@@ -95,10 +109,11 @@ pub fn ptx_object(target: &ObjectTarget, tag: &str, ptx: &str) -> Result<Vec<u8>
     let mut text = Vec::with_capacity(ptx.len() + 1);
     text.extend_from_slice(ptx.as_bytes());
     text.push(0);
-    let len = match target.endian {
-        Endianness::Little => (ptx.len() as u64).to_le_bytes(),
-        Endianness::Big => (ptx.len() as u64).to_be_bytes(),
+    let length = |len: usize| match target.endian {
+        Endianness::Little => (len as u64).to_le_bytes(),
+        Endianness::Big => (len as u64).to_be_bytes(),
     };
+    let len = length(ptx.len());
     let symbol = |name: String| Symbol {
         name: name.into_bytes(),
         value: 0,
@@ -114,6 +129,12 @@ pub fn ptx_object(target: &ObjectTarget, tag: &str, ptx: &str) -> Result<Vec<u8>
     obj.add_symbol_data(len_symbol, section, &len, 8);
     let text_symbol = obj.add_symbol(symbol(ptx_symbol(tag)));
     obj.add_symbol_data(text_symbol, section, &text, 16);
+    let cubin_len = obj.add_symbol(symbol(cubin_len_symbol(tag)));
+    obj.add_symbol_data(cubin_len, section, &length(cubin.len()), 8);
+    // The symbol needs a byte to point at even when there is no cubin.
+    let image: &[u8] = if cubin.is_empty() { &[0] } else { cubin };
+    let cubin_symbol = obj.add_symbol(symbol(cubin_symbol(tag)));
+    obj.add_symbol_data(cubin_symbol, section, image, 16);
 
     if target.format == BinaryFormat::Elf {
         // Without this note, GNU ld assumes the object needs an executable stack and gives the
@@ -160,7 +181,7 @@ pub fn compiled_module(
     ptx: &EmbeddedPtx,
 ) -> Result<CompiledModule, EmbedError> {
     let target = object_target(sess)?;
-    let bytes = ptx_object(&target, &crate_tag(&ptx.crate_name), &ptx.ptx)?;
+    let bytes = ptx_object(&target, &crate_tag(&ptx.crate_name), &ptx.ptx, &ptx.cubin)?;
     let name = "cuda-oxide-ptx";
     let path = outputs.temp_path_for_cgu(OutputType::Object, name);
     write(&path, &bytes)?;
@@ -223,9 +244,17 @@ mod tests {
     #[test]
     fn elf_object_holds_the_ptx_and_its_length() {
         let tag = crate_tag("vecadd");
-        let bytes = ptx_object(&host_elf(), &tag, PTX).unwrap();
+        let bytes = ptx_object(&host_elf(), &tag, PTX, b"\x7fELF cubin").unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         assert_eq!(file.format(), BinaryFormat::Elf);
+        assert_eq!(
+            symbol_bytes(&file, &cubin_symbol(&tag), 10),
+            b"\x7fELF cubin"
+        );
+        assert_eq!(
+            symbol_bytes(&file, &cubin_len_symbol(&tag), 8),
+            10u64.to_le_bytes()
+        );
         assert_eq!(file.architecture(), Architecture::X86_64);
         assert_eq!(file.kind(), object::ObjectKind::Relocatable);
 
@@ -251,7 +280,7 @@ mod tests {
                 architecture,
                 endian: Endianness::Little,
             };
-            let bytes = ptx_object(&target, "0badf00d", PTX).unwrap();
+            let bytes = ptx_object(&target, "0badf00d", PTX, &[]).unwrap();
             let file = object::File::parse(&*bytes).unwrap();
             assert_eq!(file.format(), format);
             // Mach-O adds the C prefix `_`; the symbol is what C code calls `cuda_oxide_ptx_...`.
@@ -271,10 +300,13 @@ mod tests {
             endian: Endianness::Big,
             ..host_elf()
         };
-        let bytes = ptx_object(&big, "0badf00d", PTX).unwrap();
+        let bytes = ptx_object(&big, "0badf00d", PTX, &[]).unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         let len = symbol_bytes(&file, &ptx_len_symbol("0badf00d"), 8);
         assert_eq!(len, (PTX.len() as u64).to_be_bytes());
+        // No cubin: length 0, and a byte for the symbol to point at.
+        let len = symbol_bytes(&file, &cubin_len_symbol("0badf00d"), 8);
+        assert_eq!(len, 0u64.to_be_bytes());
     }
 
     /// Links the object into a real program that reads the PTX through the same `extern`
@@ -286,7 +318,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let tag = crate_tag("linked_demo");
         let object_path = dir.join("ptx.o");
-        std::fs::write(&object_path, ptx_object(&host_elf(), &tag, PTX).unwrap()).unwrap();
+        std::fs::write(
+            &object_path,
+            ptx_object(&host_elf(), &tag, PTX, &[]).unwrap(),
+        )
+        .unwrap();
         let source = format!(
             r#"
 unsafe extern "C" {{

@@ -125,11 +125,12 @@ impl CodegenBackend for CudaCodegenBackend {
         let ptx = device_codegen::codegen_device_code(tcx, &self.config);
         let ongoing = self.llvm.codegen_crate(tcx);
         match ptx {
-            Some(ptx) => Box::new(OngoingWithPtx {
+            Some((ptx, cubin)) => Box::new(OngoingWithPtx {
                 ongoing,
                 ptx: EmbeddedPtx {
                     crate_name: tcx.crate_name(LOCAL_CRATE).to_string(),
                     ptx,
+                    cubin,
                 },
             }),
             None => ongoing,

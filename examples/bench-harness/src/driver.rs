@@ -98,11 +98,22 @@ fn parse(args: &[String]) -> Result<Option<Cli>, String> {
     Ok(Some(cli))
 }
 
-/// Runs the suite as the command line says; `load` loads the module of Rust kernels.
-pub fn main<M>(
-    suite: Vec<Bench<M>>,
-    load: impl FnOnce(&CudaContext) -> Result<M, cuda_host::Error>,
-) -> ExitCode {
+/// How the suite loads the module of Rust kernels.
+pub struct Loaders<L, J> {
+    /// Loads the module the benchmarks use, and says what it was loaded from (`cubin`,
+    /// `PTX`).
+    pub load: L,
+    /// Loads (and unloads) the same kernels from their PTX alone, so that the report also
+    /// gives the load time with the driver's JIT compilation.
+    pub load_ptx: J,
+}
+
+/// Runs the suite as the command line says, with the module of Rust kernels from `loaders`.
+pub fn main<M, L, J>(suite: Vec<Bench<M>>, loaders: Loaders<L, J>) -> ExitCode
+where
+    L: FnOnce(&CudaContext) -> Result<(M, &'static str), cuda_host::Error>,
+    J: FnOnce(&CudaContext) -> Result<(), cuda_host::Error>,
+{
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cli = match parse(&args) {
         Ok(Some(cli)) => cli,
@@ -130,7 +141,7 @@ pub fn main<M>(
     if cli.list {
         return dry_run(&suite, &cli);
     }
-    match run(&suite, &cli, load) {
+    match run(&suite, &cli, loaders) {
         Ok(report) => {
             println!("\n{}", report.table());
             if let Some(dir) = &cli.out {
@@ -237,11 +248,11 @@ enum Stop {
     Setup(String),
 }
 
-fn run<M>(
-    suite: &[Bench<M>],
-    cli: &Cli,
-    load: impl FnOnce(&CudaContext) -> Result<M, cuda_host::Error>,
-) -> Result<Report, Stop> {
+fn run<M, L, J>(suite: &[Bench<M>], cli: &Cli, loaders: Loaders<L, J>) -> Result<Report, Stop>
+where
+    L: FnOnce(&CudaContext) -> Result<(M, &'static str), cuda_host::Error>,
+    J: FnOnce(&CudaContext) -> Result<(), cuda_host::Error>,
+{
     let ctx = CudaContext::new(0).map_err(Stop::NoGpu)?;
     let stream = ctx.default_stream();
     let setup = |what: &str| {
@@ -272,11 +283,16 @@ fn run<M>(
     println!("device: {}", report.device);
 
     let started = Instant::now();
-    let ours = load(&ctx).map_err(setup("loading the cuda-oxide module"))?;
+    (loaders.load_ptx)(&ctx).map_err(setup("loading the cuda-oxide PTX"))?;
+    report.ours_ptx_load_ms = started.elapsed().as_secs_f64() * 1e3;
+    let started = Instant::now();
+    let (ours, image) = (loaders.load)(&ctx).map_err(setup("loading the cuda-oxide module"))?;
     report.ours_load_ms = started.elapsed().as_secs_f64() * 1e3;
+    report.ours_image = image.to_owned();
     println!(
-        "cuda-oxide module: {} kernels loaded in {:.1} ms",
-        report.ours_kernels, report.ours_load_ms
+        "cuda-oxide module: {} kernels loaded from its {image} in {:.1} ms (from its PTX: \
+         {:.1} ms)",
+        report.ours_kernels, report.ours_load_ms, report.ours_ptx_load_ms
     );
 
     let arch = cli

@@ -101,8 +101,13 @@ pub struct Report {
     pub cuda_arch: String,
     /// Device-to-device copy bandwidth measured in this run (bytes read + written), GB/s.
     pub copy_gb_s: Option<f64>,
-    /// Time to load our module (all its kernels; the driver JIT-compiles the PTX).
+    /// Time to load our module as the benchmarks use it (all its kernels).
     pub ours_load_ms: f64,
+    /// What it was loaded from: `cubin` (built with the binary: nothing to compile) or `PTX`
+    /// (the driver JIT-compiles it).
+    pub ours_image: String,
+    /// Time to load the same kernels from their PTX alone (the driver JIT-compiles them).
+    pub ours_ptx_load_ms: f64,
     /// Kernels in our module.
     pub ours_kernels: usize,
     /// Whether the driver's JIT cache was off (`CUDA_CACHE_DISABLE=1`): load times are then
@@ -160,14 +165,16 @@ impl Report {
         let cuda_load: f64 = self.rows.iter().map(|r| r.cuda_load_ms).sum();
         let _ = writeln!(
             out,
-            "module load{}: cuda-oxide {:.1} ms ({} kernels, one module); CUDA C++ {:.1} ms \
-             (load) + {:.1} ms (NVRTC), {} modules",
+            "module load{}: cuda-oxide {:.1} ms from its {} ({:.1} ms from its PTX; {} kernels, \
+             one module); CUDA C++ {:.1} ms (load) + {:.1} ms (NVRTC), {} modules",
             if self.jit_cache_disabled {
                 " (JIT cache off)"
             } else {
                 ""
             },
             self.ours_load_ms,
+            self.ours_image,
+            self.ours_ptx_load_ms,
             self.ours_kernels,
             cuda_load,
             cuda_compile,
@@ -280,6 +287,8 @@ impl Report {
                 "module_load",
                 Json::Obj(vec![
                     ("ours_ms", Json::num(self.ours_load_ms)),
+                    ("ours_image", Json::str(&self.ours_image)),
+                    ("ours_ptx_ms", Json::num(self.ours_ptx_load_ms)),
                     ("ours_kernels", Json::num(self.ours_kernels as f64)),
                     ("cuda_load_ms", Json::num(cuda_load)),
                     ("cuda_nvrtc_ms", Json::num(cuda_compile)),

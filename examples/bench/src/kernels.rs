@@ -9,6 +9,49 @@
 
 use cuda_host::cuda_module;
 
+/// The body of the tiled SGEMM kernels (`sgemm` and `sgemm_fmad`), written once: `c = a × b`
+/// for `n × n` row-major matrices through 16 × 16 shared tiles.
+#[allow(unused_macros)]
+macro_rules! sgemm_body {
+    ($a:ident, $b:ident, $n:ident, $c:ident) => {{
+        use cuda_device::shared::SharedArray;
+        const T: usize = 16;
+        static mut AS: SharedArray<f32, 256> = SharedArray::UNINIT;
+        static mut BS: SharedArray<f32, 256> = SharedArray::UNINIT;
+        let tx = thread::threadIdx_x() as usize;
+        let ty = thread::threadIdx_y() as usize;
+        let row = thread::blockIdx_y() as usize * T + ty;
+        let col = thread::blockIdx_x() as usize * T + tx;
+        let mut acc = 0.0f32;
+        let mut k0 = 0;
+        while k0 < $n {
+            let a_val = if row < $n && k0 + tx < $n {
+                $a[row * $n + k0 + tx]
+            } else {
+                0.0
+            };
+            let b_val = if k0 + ty < $n && col < $n {
+                $b[(k0 + ty) * $n + col]
+            } else {
+                0.0
+            };
+            unsafe {
+                AS[ty * T + tx] = a_val;
+                BS[ty * T + tx] = b_val;
+            }
+            sync::syncthreads();
+            for k in 0..T {
+                acc += unsafe { AS[ty * T + k] * BS[k * T + tx] };
+            }
+            sync::syncthreads();
+            k0 += T;
+        }
+        if row < $n && col < $n {
+            $c[row * $n + col] = acc;
+        }
+    }};
+}
+
 #[cuda_module]
 pub mod ours {
     #[allow(unused_imports)]
@@ -28,6 +71,17 @@ pub mod ours {
     #[cfg(feature = "saxpy")]
     #[kernel]
     pub fn saxpy(alpha: f32, x: &[f32], y: &[f32], mut out: DisjointSlice<f32>) {
+        let i = thread::index_1d();
+        if let Some(out) = out.get_mut(i) {
+            *out = alpha * x[i.get()] + y[i.get()];
+        }
+    }
+
+    /// `saxpy` with `#[kernel(fmad)]`: the multiply and the add may be fused into one `fma`,
+    /// as nvcc does by default (`--fmad=true`).
+    #[cfg(feature = "saxpy_fmad")]
+    #[kernel(fmad)]
+    pub fn saxpy_fmad(alpha: f32, x: &[f32], y: &[f32], mut out: DisjointSlice<f32>) {
         let i = thread::index_1d();
         if let Some(out) = out.get_mut(i) {
             *out = alpha * x[i.get()] + y[i.get()];
@@ -280,41 +334,16 @@ pub mod ours {
     #[cfg(feature = "sgemm")]
     #[kernel]
     pub fn sgemm(a: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
-        use cuda_device::shared::SharedArray;
-        const T: usize = 16;
-        static mut AS: SharedArray<f32, 256> = SharedArray::UNINIT;
-        static mut BS: SharedArray<f32, 256> = SharedArray::UNINIT;
-        let tx = thread::threadIdx_x() as usize;
-        let ty = thread::threadIdx_y() as usize;
-        let row = thread::blockIdx_y() as usize * T + ty;
-        let col = thread::blockIdx_x() as usize * T + tx;
-        let mut acc = 0.0f32;
-        let mut k0 = 0;
-        while k0 < n {
-            let a_val = if row < n && k0 + tx < n {
-                a[row * n + k0 + tx]
-            } else {
-                0.0
-            };
-            let b_val = if k0 + ty < n && col < n {
-                b[(k0 + ty) * n + col]
-            } else {
-                0.0
-            };
-            unsafe {
-                AS[ty * T + tx] = a_val;
-                BS[ty * T + tx] = b_val;
-            }
-            sync::syncthreads();
-            for k in 0..T {
-                acc += unsafe { AS[ty * T + k] * BS[k * T + tx] };
-            }
-            sync::syncthreads();
-            k0 += T;
-        }
-        if row < n && col < n {
-            c[row * n + col] = acc;
-        }
+        sgemm_body!(a, b, n, c);
+    }
+
+    /// `sgemm` with `#[kernel(fmad)]`: `acc += a * b` may become one `fma`, as nvcc does by
+    /// default (`--fmad=true`). The body is the same text as `sgemm`'s (the option applies to
+    /// the arithmetic written in the kernel itself).
+    #[cfg(feature = "sgemm_fmad")]
+    #[kernel(fmad)]
+    pub fn sgemm_fmad(a: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
+        sgemm_body!(a, b, n, c);
     }
 
     /// A 7-point 1-D stencil, `out[i] = Σ w[k] · x[i + k - 3]` (zero outside `x`), each block

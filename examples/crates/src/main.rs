@@ -102,6 +102,17 @@ fn bits32(values: &[f32]) -> Vec<u32> {
         .collect()
 }
 
+/// A launch of `n` threads in blocks of 256. Some of these kernels (libm's f64 functions,
+/// complex arithmetic) need too many registers for blocks of 1,024 threads (the launcher
+/// refuses those with an error saying so); 256 fit.
+fn blocks_of_256(n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((n as u32).div_ceil(256), 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 fn main() -> ExitCode {
     run_example("crates", run)
 }
@@ -114,7 +125,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
 
     // libm, f64 and f32: one launch per function.
     const N: usize = 1 << 16;
-    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let cfg = blocks_of_256(N);
     let x: Vec<f64> = rng.vec(N, |r| r.f64_in(-12.0, 12.0));
     let y: Vec<f64> = rng.vec(N, |r| r.f64_in(-10.0, 10.0));
     let (x_dev, y_dev) = (stream.clone_htod(&x)?, stream.clone_htod(&y)?);
@@ -146,7 +157,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
 
     // rand_xoshiro through rand_core: each thread seeds its own generator.
     const THREADS: usize = 4096;
-    let small = LaunchConfig::for_num_elems(THREADS as u32);
+    let small = blocks_of_256(THREADS);
     let seeds: Vec<u64> = rng.vec(THREADS, |r| r.next_u64());
     let seeds_dev = stream.clone_htod(&seeds)?;
     let mut draws = stream.alloc_zeros::<u64>(4 * THREADS)?;

@@ -147,9 +147,11 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         );
     }
 
+    // Four lanes per thread: twice the threads of the eight-lane kernels cover the same inputs.
+    let sse_cfg = LaunchConfig::for_num_elems(2 * THREADS as u32);
     let mut outs = stream.alloc_zeros::<u32>(8 * THREADS)?;
     for op in 0..SSE_OPS {
-        module.sse(stream, cfg, op, &a_dev, &b_dev, &mut outs)?;
+        module.sse(stream, sse_cfg, op, &a_dev, &b_dev, &mut outs)?;
         let expected: Vec<u32> = (0..2 * THREADS)
             .flat_map(|i| {
                 let x = a[4 * i..4 * i + 4].try_into().unwrap();

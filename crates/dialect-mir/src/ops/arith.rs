@@ -29,6 +29,8 @@ enum Operands {
     IntOrFloat,
     /// Rust integers only.
     Int,
+    /// Floats only.
+    Float,
     /// Rust integers and `bool`.
     IntOrBool,
     /// Rust integers, `bool`, floats and pointers.
@@ -42,6 +44,7 @@ impl Operands {
         match self {
             Operands::IntOrFloat => is_rust_int(ctx, ty) || is_float(ctx, ty),
             Operands::Int => is_rust_int(ctx, ty),
+            Operands::Float => is_float(ctx, ty),
             Operands::IntOrBool => is_int_or_bool(ctx, ty),
             Operands::Comparable => is_int_or_bool(ctx, ty) || is_float(ctx, ty) || is_ptr(ctx, ty),
             Operands::Ordered => is_int_or_bool(ctx, ty) || is_float(ctx, ty),
@@ -52,6 +55,7 @@ impl Operands {
         match self {
             Operands::IntOrFloat => "a signed/unsigned integer or a float",
             Operands::Int => "a signed/unsigned integer",
+            Operands::Float => "a float",
             Operands::IntOrBool => "a signed/unsigned integer or i1",
             Operands::Comparable => "an integer, i1, float or pointer",
             Operands::Ordered => "an integer, i1 or float",
@@ -178,6 +182,28 @@ binary_op!(
     /// Right shift: arithmetic for a signed `T`, logical for an unsigned one; the shift amount
     /// is already of type `T`.
     ShrOp, "mir.shr", Operands::Int
+);
+binary_op!(
+    /// Float addition that may be reassociated and contracted with its neighbours, with a
+    /// reciprocal for a division and signed zeros ignored (`f32::algebraic_add`; LLVM's
+    /// `reassoc nsz arcp contract`).
+    AlgebraicAddOp, "mir.add_algebraic", Operands::Float
+);
+binary_op!(
+    /// Float subtraction with the freedoms of [AlgebraicAddOp] (`algebraic_sub`).
+    AlgebraicSubOp, "mir.sub_algebraic", Operands::Float
+);
+binary_op!(
+    /// Float multiplication with the freedoms of [AlgebraicAddOp] (`algebraic_mul`).
+    AlgebraicMulOp, "mir.mul_algebraic", Operands::Float
+);
+binary_op!(
+    /// Float division with the freedoms of [AlgebraicAddOp] (`algebraic_div`).
+    AlgebraicDivOp, "mir.div_algebraic", Operands::Float
+);
+binary_op!(
+    /// Float remainder with the freedoms of [AlgebraicAddOp] (`algebraic_rem`).
+    AlgebraicRemOp, "mir.rem_algebraic", Operands::Float
 );
 
 /// Declare a unary op whose operand and result share one type.

@@ -169,10 +169,35 @@ pub fn atomic_int_width(ctx: &Context, ty: TypeHandle) -> Option<u32> {
         .map(|int| int.width())
 }
 
-/// Check the pointer operand `idx` of an atomic op: it points to `T` (returned).
-fn expect_value_ptr(op: &dyn Op, ctx: &Context, idx: usize) -> Result<TypeHandle> {
+/// Whether `ty` is a signed or unsigned 128-bit integer: the type of the compare-exchanges
+/// and exchanges that sm_90 has as `atom.cas.b128` / `atom.exch.b128` (no other atomic
+/// accepts it).
+pub fn is_wide_atomic_int(ctx: &Context, ty: TypeHandle) -> bool {
+    ty.deref(ctx)
+        .downcast_ref::<pliron::builtin::types::IntegerType>()
+        .is_some_and(|int| !int.is_signless() && int.width() == 128)
+}
+
+/// The PTX ISA version (times ten) that the 128-bit atomics need: 8.3.
+pub const PTX_ISA_OF_128_BIT_ATOMICS: u32 = 83;
+
+/// The oldest architecture with 128-bit atomics (`atom.cas.b128`): sm_90.
+pub const SM_OF_128_BIT_ATOMICS: u32 = 90;
+
+/// Whether the atomic op `op` is on a 128-bit value (what [PTX_ISA_OF_128_BIT_ATOMICS] is
+/// needed for).
+pub fn is_128_bit_atomic(ctx: &Context, op: pliron::context::Ptr<Operation>) -> bool {
+    let is_atomic = Operation::get_op::<AtomicCmpxchgOp>(op, ctx).is_some()
+        || Operation::get_op::<AtomicRmwOp>(op, ctx).is_some();
+    let op = op.deref(ctx);
+    is_atomic && op.get_num_results() > 0 && is_wide_atomic_int(ctx, op.get_result(0).get_type(ctx))
+}
+
+/// Check the pointer operand `idx` of an atomic op: it points to `T` (returned), a 128-bit
+/// integer too when `wide` (compare-exchange, exchange).
+fn expect_value_ptr(op: &dyn Op, ctx: &Context, idx: usize, wide: bool) -> Result<TypeHandle> {
     let (pointee, _) = expect_ptr_operand(op, ctx, idx, "the pointer")?;
-    let ok = is_atomic_value_type(ctx, pointee);
+    let ok = is_atomic_value_type(ctx, pointee) || (wide && is_wide_atomic_int(ctx, pointee));
     expect_type(
         op,
         ctx,
@@ -257,7 +282,7 @@ impl AtomicLoadOp {
 
 impl Verify for AtomicLoadOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
-        let ty = expect_value_ptr(self, ctx, 0)?;
+        let ty = expect_value_ptr(self, ctx, 0, false)?;
         expect_type_eq(self, ctx, "result", ty, res_ty(self, ctx, 0))?;
         expect_memory_scope(
             self,
@@ -336,7 +361,7 @@ impl AtomicStoreOp {
 
 impl Verify for AtomicStoreOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
-        let ty = expect_value_ptr(self, ctx, 1)?;
+        let ty = expect_value_ptr(self, ctx, 1, false)?;
         expect_type_eq(self, ctx, "operand 0", ty, self.value(ctx).get_type(ctx))?;
         expect_memory_scope(
             self,
@@ -429,7 +454,8 @@ impl AtomicRmwOp {
 
 impl Verify for AtomicRmwOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
-        let ty = expect_value_ptr(self, ctx, 0)?;
+        let exchange = self.get_attr_mir_atomic_rmw_kind(ctx).map(|k| *k) == Some(RmwKind::Xchg);
+        let ty = expect_value_ptr(self, ctx, 0, exchange)?;
         expect_type_eq(self, ctx, "operand 1", ty, self.value(ctx).get_type(ctx))?;
         expect_type_eq(self, ctx, "result", ty, res_ty(self, ctx, 0))?;
         expect_memory_scope(
@@ -537,13 +563,13 @@ impl AtomicCmpxchgOp {
 
 impl Verify for AtomicCmpxchgOp {
     fn verify(&self, ctx: &Context) -> Result<()> {
-        let ty = expect_value_ptr(self, ctx, 0)?;
+        let ty = expect_value_ptr(self, ctx, 0, true)?;
         expect_type(
             self,
             ctx,
-            atomic_int_width(ctx, ty).is_some(),
+            atomic_int_width(ctx, ty).is_some() || is_wide_atomic_int(ctx, ty),
             "the pointee",
-            "an integer of 8 to 64 bits",
+            "an integer of 8 to 64 bits, or of 128 bits",
             ty,
         )?;
         for (idx, what) in [(1, "operand 1"), (2, "operand 2")] {

@@ -41,7 +41,8 @@ use crate::types::{bool_type, is_float, is_int_or_bool};
 pub struct ConstantOp;
 
 impl ConstantOp {
-    /// A constant holding `value`, an [IntegerAttr], [FPSingleAttr] or [FPDoubleAttr].
+    /// A constant holding `value`, an [IntegerAttr], `FPHalfAttr`, [FPSingleAttr] or
+    /// [FPDoubleAttr].
     pub fn new(ctx: &mut Context, value: AttrObj) -> Self {
         let ty = attr_cast::<dyn TypedAttrInterface>(&*value)
             .expect("mir.constant value must have a type")
@@ -72,6 +73,17 @@ impl ConstantOp {
     pub fn new_bool(ctx: &mut Context, value: bool) -> Self {
         let ty = bool_type(ctx);
         Self::new_int(ctx, ty, u128::from(value))
+    }
+
+    /// An `f16` constant of the IEEE binary16 `bits`.
+    pub fn new_f16(ctx: &mut Context, bits: u16) -> Self {
+        use pliron::utils::apfloat::{Float, Half};
+        Self::new(
+            ctx,
+            Box::new(pliron::builtin::attributes::FPHalfAttr(Half::from_bits(
+                u128::from(bits),
+            ))),
+        )
     }
 
     /// An `f32` constant.

@@ -4,7 +4,7 @@ use pliron::{
     attribute::AttributeDict,
     basic_block::BasicBlock,
     builtin::{
-        attributes::{IntegerAttr, TypeAttr, UnitAttr},
+        attributes::{IntegerAttr, StringAttr, TypeAttr, UnitAttr},
         op_interfaces::{
             ATTR_KEY_SYM_NAME, IsolatedFromAboveInterface, NOpdsInterface, NResultsInterface,
             OneRegionInterface, SymbolOpInterface,
@@ -52,6 +52,65 @@ dict_key!(
     ATTR_KEY_MIR_FUNC_NOINLINE,
     "mir_func_noinline"
 );
+
+dict_key!(
+    /// Attribute key of the mask of a kernel's grid-constant parameters (`ui64`, bit `i` for
+    /// parameter `i`, zero-sized parameters not counted): `&T` parameters whose value the host
+    /// passes, and whose address stays in the kernel's parameter space.
+    ATTR_KEY_MIR_FUNC_GRID_CONSTANTS,
+    "mir_func_grid_constants"
+);
+
+dict_key!(
+    /// Attribute key of what a kernel may assume about the memory behind each parameter (a
+    /// `builtin.string`, one [ParamAccess] letter per parameter, see [ParamAccess::letter]).
+    ATTR_KEY_MIR_FUNC_PARAM_ACCESS,
+    "mir_func_param_access"
+);
+
+dict_key!(
+    /// Attribute key of the fused multiply-add opt-in (a `builtin.unit`): float
+    /// multiplications and additions in this function may be contracted into one `fma`
+    /// (`#[kernel(fmad)]`, or a build with `CUDA_OXIDE_FMAD=1`). Without it they round
+    /// separately, as Rust specifies.
+    ATTR_KEY_MIR_FUNC_FMAD,
+    "mir_func_fmad"
+);
+
+/// What Rust's reference rules promise about the memory a kernel parameter points to, for
+/// the whole launch: the facts behind LLVM's `noalias` and `readonly`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ParamAccess {
+    /// A shared reference to data without interior mutability (`&[T]`, `T: Freeze`): nothing
+    /// writes the memory while the kernel runs, and nothing else reaches it mutably.
+    Shared,
+    /// An exclusive reference (`&mut [T]`, `DisjointSlice<T>`): only this parameter reaches
+    /// the memory while the kernel runs.
+    Exclusive,
+    /// No promise (scalars, aggregates, shared references to atomics or cells).
+    Plain,
+}
+
+impl ParamAccess {
+    /// The letter that stands for it in [ATTR_KEY_MIR_FUNC_PARAM_ACCESS]: `s`, `x` or `-`.
+    pub fn letter(self) -> char {
+        match self {
+            ParamAccess::Shared => 's',
+            ParamAccess::Exclusive => 'x',
+            ParamAccess::Plain => '-',
+        }
+    }
+
+    /// The access a letter of [ATTR_KEY_MIR_FUNC_PARAM_ACCESS] stands for.
+    pub fn from_letter(letter: char) -> Option<ParamAccess> {
+        match letter {
+            's' => Some(ParamAccess::Shared),
+            'x' => Some(ParamAccess::Exclusive),
+            '-' => Some(ParamAccess::Plain),
+            _ => None,
+        }
+    }
+}
 
 /// The most threads a CUDA block can have, and so the largest launch bound.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -196,6 +255,76 @@ impl FuncOp {
         }
     }
 
+    /// Record which parameters of the kernel are grid constants (bit `i` for parameter `i`).
+    pub fn set_grid_constants(&self, ctx: &mut Context, mask: u64) {
+        let ui64 = IntegerType::get(ctx, 64, Signedness::Unsigned);
+        let width = std::num::NonZero::new(64).expect("64 is not zero");
+        let attr = IntegerAttr::new(ui64, APInt::from_u64(mask, width));
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        if mask == 0 {
+            attributes.0.remove(&ATTR_KEY_MIR_FUNC_GRID_CONSTANTS);
+        } else {
+            attributes.set(ATTR_KEY_MIR_FUNC_GRID_CONSTANTS.clone(), attr);
+        }
+    }
+
+    /// The mask of the kernel's grid-constant parameters (bit `i` for parameter `i`).
+    pub fn grid_constants(&self, ctx: &Context) -> u64 {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .get::<IntegerAttr>(&ATTR_KEY_MIR_FUNC_GRID_CONSTANTS)
+            .map_or(0, |attr| attr.value().to_u64())
+    }
+
+    /// Record what the kernel may assume about each parameter's memory (one entry per
+    /// parameter, in order).
+    pub fn set_param_access(&self, ctx: &Context, access: &[ParamAccess]) {
+        let letters: String = access.iter().map(|a| a.letter()).collect();
+        self.get_operation().deref_mut(ctx).attributes.set(
+            ATTR_KEY_MIR_FUNC_PARAM_ACCESS.clone(),
+            StringAttr::new(letters),
+        );
+    }
+
+    /// What the kernel may assume about each parameter's memory; [ParamAccess::Plain] for
+    /// every parameter when nothing was recorded.
+    pub fn param_access(&self, ctx: &Context) -> Vec<ParamAccess> {
+        let count = self.arg_types(ctx).len();
+        let op = self.get_operation().deref(ctx);
+        let recorded = op
+            .attributes
+            .get::<StringAttr>(&ATTR_KEY_MIR_FUNC_PARAM_ACCESS)
+            .map(|attr| String::from(attr.clone()))
+            .unwrap_or_default();
+        let mut access: Vec<ParamAccess> = recorded
+            .chars()
+            .map(|c| ParamAccess::from_letter(c).unwrap_or(ParamAccess::Plain))
+            .collect();
+        access.resize(count, ParamAccess::Plain);
+        access
+    }
+
+    /// Allow (or not) contracting float multiplications and additions of this function into
+    /// fused multiply-adds ([ATTR_KEY_MIR_FUNC_FMAD]).
+    pub fn set_fmad(&self, ctx: &Context, fmad: bool) {
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        if fmad {
+            attributes.set(ATTR_KEY_MIR_FUNC_FMAD.clone(), UnitAttr::new());
+        } else {
+            attributes.0.remove(&ATTR_KEY_MIR_FUNC_FMAD);
+        }
+    }
+
+    /// Whether float multiplications and additions of this function may be contracted.
+    pub fn fmad(&self, ctx: &Context) -> bool {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .get::<UnitAttr>(&ATTR_KEY_MIR_FUNC_FMAD)
+            .is_some()
+    }
+
     /// The kernel's launch bounds, if it has them.
     pub fn launch_bounds(&self, ctx: &Context) -> Option<LaunchBounds> {
         let op = self.get_operation().deref(ctx);
@@ -271,6 +400,28 @@ impl Verify for FuncOp {
                     ctx,
                     "launch bounds asking for 0 blocks per multiprocessor; at least 1 is needed",
                 );
+            }
+        }
+        let grid_constants = self.grid_constants(ctx);
+        if grid_constants != 0 {
+            if !self.is_kernel(ctx) {
+                return invalid(self, ctx, "only a kernel has grid-constant parameters");
+            }
+            let params = ty.deref(ctx).arg_types();
+            for bit in 0..64 {
+                if grid_constants >> bit & 1 == 0 {
+                    continue;
+                }
+                let is_ptr = params
+                    .get(bit)
+                    .is_some_and(|&param| param.deref(ctx).is::<crate::types::PtrType>());
+                if !is_ptr {
+                    return invalid(
+                        self,
+                        ctx,
+                        format!("grid-constant parameter {bit} is not a pointer parameter"),
+                    );
+                }
             }
         }
         if let Some(entry) = self.entry_block(ctx) {

@@ -318,7 +318,9 @@ impl FnTranslator<'_> {
         };
         let width = atomic_int_width(self.ctx, value_ty);
         let float = is_float(self.ctx, value_ty);
+        let wide = dialect_mir::ops::is_wide_atomic_int(self.ctx, value_ty);
         let supported = match access {
+            _ if wide => matches!(access, Access::Cmpxchg | Access::Rmw(RmwKind::Xchg)),
             Access::Load | Access::Store => width.is_some() || float,
             Access::Rmw(RmwKind::Add | RmwKind::Sub) => width.is_some() || float,
             _ => width.is_some(),
@@ -326,7 +328,16 @@ impl FnTranslator<'_> {
         if !supported {
             unsupported!(
                 "an atomic `{method}` on `{ty}` (device atomics are on integers of 8, 16, 32 or \
-                 64 bits, and loads, stores, `fetch_add` and `fetch_sub` also on `f32` and `f64`)"
+                 64 bits, and loads, stores, `fetch_add` and `fetch_sub` also on `f32` and `f64`; \
+                 128-bit integers have `compare_exchange` and `swap` only, PTX's \
+                 `atom.cas.b128` and `atom.exch.b128`)"
+            )
+        }
+        if wide && self.target.sm < dialect_mir::ops::SM_OF_128_BIT_ATOMICS {
+            unsupported!(
+                "an atomic `{method}` on `{ty}`: 128-bit atomics (`atom.cas.b128`) need sm_90 or \
+                 newer, but this build targets sm_{}",
+                self.target.sm
             )
         }
         if let Access::RmwSigned { unsigned, .. } = access {

@@ -2,14 +2,16 @@
 
 use std::collections::HashMap;
 
-use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp};
+use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
 use pliron::builtin::types::FunctionType;
+use pliron::combine::stream::position::SourcePosition;
 use pliron::context::{Context, Ptr};
 use pliron::identifier::Identifier;
 use pliron::irbuild::inserter::{IRInserter, Inserter};
 use pliron::irbuild::listener::DummyListener;
+use pliron::location::{Location, Source};
 use pliron::op::Op;
 use pliron::operation::Operation;
 use pliron::r#type::TypeHandle;
@@ -32,6 +34,14 @@ pub struct FunctionContext<'a> {
     pub overflow_checks: bool,
     /// The GPU architecture: intrinsics it does not have are refused.
     pub target: dialect_nvvm::Target,
+    /// Whether ops carry the source location they come from (for the PTX's line info).
+    pub locations: bool,
+    /// Contract float multiplications and additions into fused multiply-adds in every
+    /// function (the build-wide opt-in; a kernel can also ask with `#[kernel(fmad)]`).
+    pub fmad: bool,
+    /// Whether panics record their message, location and thread for the host
+    /// (`CUDA_OXIDE_PANIC_MESSAGES`); without, a panic is a bare trap.
+    pub panic_messages: bool,
 }
 
 /// The state of translating one MIR body.
@@ -44,17 +54,19 @@ pub struct FnTranslator<'a> {
     pub(crate) target: dialect_nvvm::Target,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
-    /// The locals that no translated block mentions (those of unreachable blocks): they get
-    /// no slot, and their types are never translated.
+    /// The locals that no translated block mentions (those of unreachable blocks, and without
+    /// panic messages those only used on a panic path, such as the `&dyn Debug` of
+    /// `Result::unwrap`'s failure): they get no slot, and their types are never translated.
     pub(crate) unused: Vec<bool>,
     /// The pliron block of each reachable MIR block.
     pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
-    /// The function being translated.
-    pub(crate) instance: rustc_public::mir::mono::Instance,
-    /// The MIR block being translated.
-    pub(crate) current_block: usize,
-    /// The hidden `&'static Location` argument of a `#[track_caller]` function.
-    pub(crate) caller_location: Option<Value>,
+    /// The blocks that only lead to a panic, each translated as one trap (when panic messages
+    /// are off).
+    panic_bound: Vec<bool>,
+    /// The block failed assertions branch to when panic messages are off.
+    trap_block: Option<Ptr<BasicBlock>>,
+    /// Whether panics record their message for the host (`CUDA_OXIDE_PANIC_MESSAGES`).
+    pub(crate) panic_messages: bool,
     /// Where new ops go.
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
@@ -62,6 +74,15 @@ pub struct FnTranslator<'a> {
     current_span: Option<Span>,
     /// The span each op was translated from, to point an internal error at the user's code.
     op_spans: HashMap<Ptr<Operation>, Span>,
+    /// The source location of each span seen, which every op translated from it carries (for
+    /// the debug metadata that puts Rust lines into the PTX); `None` when ops carry none.
+    locations: Option<HashMap<Span, Location>>,
+    /// The function being translated.
+    pub(crate) instance: rustc_public::mir::mono::Instance,
+    /// The index of the MIR block being translated.
+    pub(crate) current_block: Option<usize>,
+    /// The hidden `&Location` parameter of a `#[track_caller]` function.
+    pub(crate) caller_location_param: Option<Value>,
 }
 
 impl FnTranslator<'_> {
@@ -84,6 +105,9 @@ pub fn translate_function(
         globals,
         overflow_checks,
         target,
+        locations,
+        fmad,
+        panic_messages,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -94,17 +118,26 @@ pub fn translate_function(
 
     let arg_locals: Vec<Local> = (1..=body.arg_locals().len()).collect();
     let mut param_types = Vec::new();
+    let mut grid_constants = 0u64;
+    let mut param_access = Vec::new();
     for param in parameters(body, &arg_locals)? {
         if let Some(ty) = non_zst_type(ctx, types, param.ty)? {
+            if function.is_kernel && is_grid_constant(param.ty) {
+                if param_types.len() >= 64 {
+                    return Err(TranslationError::unsupported(
+                        "a `&T` kernel parameter after the 64th parameter".to_string(),
+                    ));
+                }
+                grid_constants |= 1 << param_types.len();
+            }
             param_types.push(ty);
+            param_access.push(super::param_access::param_access(param.ty));
         }
     }
-    // `#[track_caller]`: the location of the call, last (see `translator::panic`).
-    let visible_params = param_types.len();
-    let tracks_caller = super::panic::requires_caller_location(&function.instance);
+    let tracks_caller = super::caller_location::requires_caller_location(&function.instance);
     if tracks_caller {
-        let ty = types.translate(ctx, super::panic::caller_location_ty())?;
-        param_types.push(ty);
+        let location = super::caller_location::caller_location_ty();
+        param_types.push(types.translate(ctx, location)?);
     }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
         .into_iter()
@@ -112,8 +145,18 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
-    if !function.is_kernel && super::panic::is_inline_never(&function.instance) {
+    if panic_messages
+        && !function.is_kernel
+        && super::panic::is_recorder_inline_never(&function.instance)
+    {
         func.set_noinline(ctx);
+    }
+    func.set_grid_constants(ctx, grid_constants);
+    if function.is_kernel {
+        func.set_param_access(ctx, &param_access);
+    }
+    if fmad || (function.is_kernel && super::launch_bounds::asks_for_fmad(body)) {
+        func.set_fmad(ctx, true);
     }
     if function.is_kernel
         && let Some(bounds) = super::launch_bounds::declared(body)?
@@ -135,20 +178,44 @@ pub fn translate_function(
         slots: vec![],
         unused: vec![],
         blocks: vec![None; body.blocks.len()],
-        instance: function.instance,
-        current_block: 0,
-        caller_location: None,
+        panic_bound: vec![],
+        trap_block: None,
+        panic_messages,
         inserter: IRInserter::new_at_block_end(entry),
         func,
         current_span: None,
         op_spans: HashMap::new(),
+        locations: locations.then(HashMap::new),
+        instance: function.instance,
+        current_block: None,
+        caller_location_param: None,
     };
-    if tracks_caller {
-        fx.caller_location = Some(entry.deref(fx.ctx).get_argument(visible_params));
+    let body_loc = fx.location(body.span);
+    if !body_loc.is_unknown() {
+        let name = reserved_oxide_symbols::strip_all_reserved(&function.instance.name());
+        func.get_operation()
+            .deref_mut(fx.ctx)
+            .set_loc(Location::Named {
+                name,
+                child_loc: Box::new(body_loc),
+            });
     }
+    // Without panic messages, a block that can only panic becomes a bare trap (and its
+    // message is never built); with them, it is compiled and its panic records the message.
+    fx.panic_bound = if panic_messages {
+        vec![false; body.blocks.len()]
+    } else {
+        fx.panic_bound_blocks()
+    };
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
+    // The entry block (slots, parameters) is at the function's own line.
+    fx.current_span = Some(body.span);
     fx.emit_slots(&arg_locals, entry)?;
+    if tracks_caller {
+        let last = entry.deref(fx.ctx).get_num_arguments() - 1;
+        fx.caller_location_param = Some(entry.deref(fx.ctx).get_argument(last));
+    }
     let first = fx.block(0)?;
     fx.emit(|ctx| GotoOp::new(ctx, first));
 
@@ -157,7 +224,11 @@ pub fn translate_function(
             continue;
         };
         fx.inserter = IRInserter::new_at_block_end(target);
-        fx.current_block = index;
+        fx.current_block = Some(index);
+        if fx.panic_bound[index] {
+            fx.emit(TrapOp::new);
+            continue;
+        }
         for statement in &block.statements {
             fx.current_span = Some(statement.span);
             fx.translate_statement(statement)
@@ -253,7 +324,7 @@ impl FnTranslator<'_> {
             mentions.0[local] = true;
         }
         for (index, block) in self.body.blocks.iter().enumerate() {
-            if self.blocks[index].is_some() {
+            if self.blocks[index].is_some() && !self.panic_bound[index] {
                 mentions.visit_basic_block(block);
             }
         }
@@ -272,10 +343,56 @@ impl FnTranslator<'_> {
             let block = BasicBlock::new(self.ctx, Some(label), vec![]);
             block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
             self.blocks[index] = Some(block);
+            if self.panic_bound[index] {
+                continue;
+            }
             let kind = &self.body.blocks[index].terminator.kind;
             match self.decided_switch(kind) {
                 Some(target) => stack.push(target),
                 None => stack.extend(normal_successors(kind)),
+            }
+        }
+    }
+
+    /// The blocks from which every path ends in a panic (a diverging call into `core`). Such a
+    /// block becomes a single `mir.trap`: the panic would abort the kernel anyway, and what
+    /// precedes it there is only the panic's message being built (string constants,
+    /// formatting) which device code does not need. The collector skips the same blocks.
+    fn panic_bound_blocks(&self) -> Vec<bool> {
+        use rustc_public::CrateDef;
+        use rustc_public::mir::TerminatorKind;
+        let blocks = &self.body.blocks;
+        let mut bound = vec![false; blocks.len()];
+        loop {
+            let mut changed = false;
+            for (index, block) in blocks.iter().enumerate() {
+                if bound[index] {
+                    continue;
+                }
+                let kind = &block.terminator.kind;
+                let panics = match kind {
+                    TerminatorKind::Call {
+                        func, target: None, ..
+                    } => self
+                        .operand_ty(func)
+                        .ok()
+                        .and_then(|ty| ty.kind().fn_def().map(|(def, _)| def.krate().name))
+                        .is_some_and(|krate| krate == "core" || krate == "alloc"),
+                    _ => {
+                        let successors = match self.decided_switch(kind) {
+                            Some(target) => vec![target],
+                            None => normal_successors(kind),
+                        };
+                        !successors.is_empty() && successors.iter().all(|&s| bound[s])
+                    }
+                };
+                if panics {
+                    bound[index] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return bound;
             }
         }
     }
@@ -324,6 +441,25 @@ impl FnTranslator<'_> {
         block
     }
 
+    /// A block that traps the kernel: where failed assertions and panics go.
+    pub(crate) fn trap_block(&mut self) -> Ptr<BasicBlock> {
+        if let Some(block) = self.trap_block {
+            return block;
+        }
+        let label = Identifier::try_from("panic").expect("a valid label");
+        let block = BasicBlock::new(self.ctx, Some(label), vec![]);
+        block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
+        let trap = TrapOp::new(self.ctx);
+        trap.get_operation().insert_at_back(block, self.ctx);
+        // Every failed check of the function branches here: it is at the function's line.
+        let loc = self.location(self.body.span);
+        if !loc.is_unknown() {
+            trap.get_operation().deref_mut(self.ctx).set_loc(loc);
+        }
+        self.trap_block = Some(block);
+        block
+    }
+
     /// Builds an op with `build` and appends it at the insertion point.
     pub(crate) fn emit<T: Op>(&mut self, build: impl FnOnce(&mut Context) -> T) -> T {
         let op = build(self.ctx);
@@ -331,12 +467,44 @@ impl FnTranslator<'_> {
         op
     }
 
-    /// Appends an already built operation at the insertion point.
+    /// Appends an already built operation at the insertion point; it gets the location of
+    /// the statement or terminator being translated.
     pub(crate) fn inserter_append_operation(&mut self, op: Ptr<Operation>) {
         self.inserter.append_operation(self.ctx, op);
         if let Some(span) = self.current_span {
             self.op_spans.insert(op, span);
+            let loc = self.location(span);
+            if !loc.is_unknown() {
+                op.deref_mut(self.ctx).set_loc(loc);
+            }
         }
+    }
+
+    /// The source location where `span` starts: the file as rustc names it (relative to the
+    /// compiler's working directory for the crates of the workspace), line and column;
+    /// unknown when ops carry no locations.
+    fn location(&mut self, span: Span) -> Location {
+        let Some(locations) = &self.locations else {
+            return Location::Unknown;
+        };
+        if let Some(loc) = locations.get(&span) {
+            return loc.clone();
+        }
+        let lines = span.get_lines();
+        let loc = match (
+            i32::try_from(lines.start_line),
+            i32::try_from(lines.start_col),
+        ) {
+            (Ok(line), Ok(column)) if line > 0 => Location::SrcPos {
+                src: Source::new_from_file(self.ctx, span.get_filename()),
+                pos: SourcePosition { line, column },
+            },
+            _ => Location::Unknown,
+        };
+        if let Some(locations) = &mut self.locations {
+            locations.insert(span, loc.clone());
+        }
+        loc
     }
 
     /// Verifies every op of the translated function. The translator means to produce only
@@ -374,6 +542,21 @@ struct Parameter {
     local: Local,
     field: Option<usize>,
     ty: Ty,
+}
+
+/// Whether a kernel parameter of type `ty` is a grid constant: a shared reference to a sized
+/// value (`&T`, not `&[T]`, `&str` or `&dyn Trait`), whose value the host passes and whose
+/// address is that of the kernel's parameter (see `kernel_abi::ParamKind::GridConstant`).
+fn is_grid_constant(ty: Ty) -> bool {
+    use rustc_public::mir::Mutability;
+    use rustc_public::ty::{RigidTy, TyKind};
+    let TyKind::RigidTy(RigidTy::Ref(_, pointee, Mutability::Not)) = ty.kind() else {
+        return false;
+    };
+    !matches!(
+        pointee.kind(),
+        TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str | RigidTy::Dynamic(..))
+    )
 }
 
 fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {

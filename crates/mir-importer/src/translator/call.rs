@@ -118,21 +118,29 @@ impl FnTranslator<'_> {
             }
             return self.continue_to(target);
         }
-        if def.krate().name == "core"
-            && target.is_none()
-            && !instance.has_body()
-            && crate::naming::shim_of(&instance).is_none()
-        {
-            // A diverging function of `core` without MIR and without a device version: the
-            // kernel traps, without a message (the panic entry points all have device
-            // versions, see `translator::panic`).
+        let diverges_in_core = target.is_none()
+            && if self.panic_messages {
+                (def.krate().name == "core"
+                    && !instance.has_body()
+                    && crate::naming::shim_of(&instance).is_none())
+                    || def.krate().name == "alloc"
+            } else {
+                matches!(def.krate().name.as_str(), "core" | "alloc")
+            };
+        if diverges_in_core {
+            // Without panic messages, a panic (or `unwrap` failure, bounds check,
+            // `handle_alloc_error`...) traps the kernel and its arguments (messages, locations)
+            // are never evaluated. With them, only a diverging function of `core` without MIR
+            // and without a device version, or of `alloc` (`handle_alloc_error`,
+            // `capacity_overflow`), traps without a message (the panic entry points all have
+            // device versions, see `translator::panic`).
             self.emit(TrapOp::new);
             return Ok(());
         }
 
         let mut values = self.call_arguments(abi, args)?;
-        if super::panic::requires_caller_location(&instance) {
-            values.push(self.caller_location_here()?);
+        if super::caller_location::requires_caller_location(&instance) {
+            values.push(self.caller_location()?);
         }
         let name = crate::naming::export_name(&instance, false);
         let result_ty =
@@ -265,13 +273,40 @@ impl FnTranslator<'_> {
         let pointer = match place_ref.address {
             Some(Address::Thin(ptr)) => ptr,
             Some(Address::Slice(slice)) => slice,
-            Some(Address::Dyn(_)) => {
-                unsupported!("dropping a trait object in place (`{}`)", place_ref.ty)
-            }
+            Some(Address::Dyn(object)) => return self.drop_dyn(object),
             None => return Ok(()),
         };
         let name = crate::naming::export_name(&glue, false);
         self.emit_call(&name, vec![pointer], None)?;
+        Ok(())
+    }
+
+    /// Drops the value behind the trait object `object` in place (`Box<dyn Trait>`'s drop):
+    /// the drop glue in entry 0 of its vtable, unless that entry is null (rustc's vtable for a
+    /// type without drop glue), as rustc's own backends do.
+    fn drop_dyn(&mut self, object: Value) -> TResult<()> {
+        let fn_ptr = super::types::fn_pointer_type(self.ctx);
+        let glue = self.vtable_entry(object, 0, fn_ptr)?;
+        let usize_ty = dialect_mir::types::usize_type(self.ctx);
+        let address = self
+            .emit(|ctx| PtrToIntOp::new(ctx, glue, usize_ty.into()))
+            .result(self.ctx);
+        let zero = self.usize_constant(0);
+        let has_glue = self
+            .emit(|ctx| NeOp::new(ctx, address, zero))
+            .result(self.ctx);
+        let call = self.new_block("drop_dyn");
+        let next = self.new_block("dropped");
+        self.emit(|ctx| CondBrOp::new(ctx, has_glue, call, next));
+        self.inserter = pliron::irbuild::inserter::IRInserter::new_at_block_end(call);
+        let byte_ptr = self.byte_pointer_type();
+        let data = self
+            .emit(|ctx| DynDataOp::new(ctx, object, byte_ptr))
+            .result(self.ctx);
+        let glue_ty = FunctionType::get(self.ctx, vec![byte_ptr], vec![]);
+        self.emit(|ctx| CallIndirectOp::new(ctx, glue, glue_ty, vec![data]));
+        self.emit(|ctx| GotoOp::new(ctx, next));
+        self.inserter = pliron::irbuild::inserter::IRInserter::new_at_block_end(next);
         Ok(())
     }
 

@@ -53,6 +53,11 @@ impl FnTranslator<'_> {
                 self.emit(|ctx| ConstantOp::new_int(ctx, int_ty, read_bits(alloc)))
                     .result(self.ctx)
             }
+            TyKind::RigidTy(RigidTy::Float(FloatTy::F16)) => {
+                let bits = read_bits(alloc) as u16;
+                self.emit(|ctx| ConstantOp::new_f16(ctx, bits))
+                    .result(self.ctx)
+            }
             TyKind::RigidTy(RigidTy::Float(FloatTy::F32)) => {
                 let value = f32::from_bits(read_bits(alloc) as u32);
                 self.emit(|ctx| ConstantOp::new_f32(ctx, value))

@@ -55,9 +55,11 @@ pub enum Decision {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lowering {
     /// A binary operation of MIR (`wrapping_add` is `Add`, `exact_div` is `Div`,
-    /// `disjoint_bitor` is `BitOr`, the `*_fast` / `*_algebraic` float operations are the
-    /// plain IEEE ones, which are valid implementations of them).
+    /// `disjoint_bitor` is `BitOr`, the `*_fast` float operations are the plain IEEE ones,
+    /// which are valid implementations of them).
     Binary(BinOp),
+    /// `f*_algebraic`: a float op that LLVM may reassociate and contract (`mir.*_algebraic`).
+    Algebraic(BinOp),
     /// `unchecked_shl` / `unchecked_shr` (the amount is below the width).
     Shift(BinOp),
     /// `rotate_left` / `rotate_right`.
@@ -78,6 +80,8 @@ pub enum Lowering {
     RawPtrFromParts,
     /// `slice_get_unchecked`: the address of an element of a slice.
     SliceElementAddr,
+    /// `caller_location`: the `&Location` of the call (see `caller_location.rs`).
+    CallerLocation,
     /// Returns its argument: `black_box` (which only hides the value from optimisations).
     Identity,
     /// Does nothing: `assume`, `cold_path`, `forget`, `prefetch_*` (hints).
@@ -87,9 +91,6 @@ pub enum Lowering {
     False,
     /// `overflow_checks`: whether the session checks overflow.
     OverflowChecks,
-    /// `caller_location`: the `&'static Location` of the call (the hidden argument of a
-    /// `#[track_caller]` function, see `translator::panic`).
-    CallerLocation,
     /// `size_of` / `align_of` of the type argument.
     SizeOf,
     /// `align_of`.
@@ -236,18 +237,18 @@ pub const TABLE: &[(&str, Decision)] = {
         ("disjoint_bitor", Translate(L::Binary(BitOr))),
         ("exact_div", Translate(L::Binary(Div))),
         ("fabs", Math),
-        ("fadd_algebraic", Translate(L::Binary(Add))),
+        ("fadd_algebraic", Translate(L::Algebraic(Add))),
         ("fadd_fast", Translate(L::Binary(Add))),
-        ("fdiv_algebraic", Translate(L::Binary(Div))),
+        ("fdiv_algebraic", Translate(L::Algebraic(Div))),
         ("fdiv_fast", Translate(L::Binary(Div))),
         ("field_offset", CompileTime),
         ("float_to_int_unchecked", Translate(L::FloatToInt)),
-        ("fmul_algebraic", Translate(L::Binary(Mul))),
+        ("fmul_algebraic", Translate(L::Algebraic(Mul))),
         ("fmul_fast", Translate(L::Binary(Mul))),
         ("forget", Translate(L::Nothing)),
-        ("frem_algebraic", Translate(L::Binary(Rem))),
+        ("frem_algebraic", Translate(L::Algebraic(Rem))),
         ("frem_fast", Translate(L::Binary(Rem))),
-        ("fsub_algebraic", Translate(L::Binary(Sub))),
+        ("fsub_algebraic", Translate(L::Algebraic(Sub))),
         ("fsub_fast", Translate(L::Binary(Sub))),
         (
             "gpu_launch_sized_workgroup_mem",
@@ -493,6 +494,23 @@ impl FnTranslator<'_> {
                 let built = binary_op(self.ctx, op, values[0], values[1])?;
                 Some(value(built, self))
             }
+            L::Algebraic(op) => {
+                arity(2)?;
+                let (a, b) = (values[0], values[1]);
+                let built = match op {
+                    BinOp::Add => AlgebraicAddOp::new(self.ctx, a, b).get_operation(),
+                    BinOp::Sub => AlgebraicSubOp::new(self.ctx, a, b).get_operation(),
+                    BinOp::Mul => AlgebraicMulOp::new(self.ctx, a, b).get_operation(),
+                    BinOp::Div => AlgebraicDivOp::new(self.ctx, a, b).get_operation(),
+                    BinOp::Rem => AlgebraicRemOp::new(self.ctx, a, b).get_operation(),
+                    other => unsupported!("the intrinsic `{name}` as an algebraic {other:?}"),
+                };
+                Some(value(built, self))
+            }
+            L::CallerLocation => {
+                arity(0)?;
+                Some(self.caller_location()?)
+            }
             L::Shift(op) => {
                 arity(2)?;
                 let ty = values[0].get_type(self.ctx);
@@ -569,7 +587,6 @@ impl FnTranslator<'_> {
             L::Nothing => None,
             L::False => Some(self.bool_constant(false)),
             L::OverflowChecks => Some(self.bool_constant(self.overflow_checks)),
-            L::CallerLocation => Some(self.caller_location_here()?),
             L::SizeOf => {
                 let size = layout(type_arg(instance, 0)?)?.size.bytes() as u128;
                 Some(self.usize_constant(size))
@@ -737,7 +754,10 @@ impl FnTranslator<'_> {
         destination: &Place,
         target: Option<usize>,
     ) -> TResult<()> {
-        let values = self.argument_values(args)?;
+        let mut values = self.argument_values(args)?;
+        if super::caller_location::requires_caller_location(instance) {
+            values.push(self.caller_location()?);
+        }
         let name = crate::naming::export_name(instance, false);
         let result_ty =
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;

@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 
 use dialect_mir::attributes::{GlobalInitAttr, GlobalLayoutAttr, Relocation};
-use dialect_mir::ops::{GlobalContent, GlobalOp};
+use dialect_mir::ops::{FuncOp, GlobalContent, GlobalOp, ReturnOp};
+use dialect_nvvm::IntrinsicOp;
 use pliron::basic_block::BasicBlock;
 use pliron::context::{Context, Ptr};
 use pliron::identifier::Identifier;
@@ -62,20 +63,71 @@ pub struct GlobalRegistry {
     memory: HashMap<MemoryKey, Identifier>,
     mutable_memory: HashMap<AllocId, Identifier>,
     statics: HashMap<StaticDef, Identifier>,
+    /// The device functions made for GPU intrinsics whose address is taken.
+    intrinsic_wrappers: HashMap<&'static str, Identifier>,
+    /// The GPU architecture (intrinsics it lacks get no wrapper).
+    gpu: dialect_nvvm::Target,
+    /// Whether a formatting method's address is its descriptor (with panic messages, see
+    /// [super::fmt_descriptor]) rather than the compiled method.
+    panic_messages: bool,
     next_id: usize,
 }
 
 impl GlobalRegistry {
-    /// An empty registry for the module whose body is `module_block`.
-    pub fn new(module_block: Ptr<BasicBlock>) -> Self {
+    /// An empty registry for the module whose body is `module_block`, built for `gpu`.
+    pub fn new(module_block: Ptr<BasicBlock>, gpu: dialect_nvvm::Target) -> Self {
         Self {
             module_block,
             last: None,
             memory: HashMap::new(),
             mutable_memory: HashMap::new(),
             statics: HashMap::new(),
+            intrinsic_wrappers: HashMap::new(),
+            gpu,
+            panic_messages: false,
             next_id: 0,
         }
+    }
+
+    /// Sets whether formatting methods' addresses are descriptors (panic messages on).
+    pub fn set_panic_messages(&mut self, on: bool) {
+        self.panic_messages = on;
+    }
+
+    /// The symbol of the device function whose address is `instance`'s: its own, or for a
+    /// GPU intrinsic stub (which has no body on the device) a wrapper function that performs
+    /// the intrinsic, made once per module, so that it can be called through a pointer.
+    pub fn function(&mut self, ctx: &mut Context, instance: &Instance) -> TResult<Identifier> {
+        let path = instance.name();
+        let Some(intrinsic) = intrinsics::lookup(&path) else {
+            return function_symbol(instance);
+        };
+        if let Some(name) = self.intrinsic_wrappers.get(intrinsic.name) {
+            return Ok(name.clone());
+        }
+        self.gpu
+            .check(intrinsic)
+            .map_err(|err| super::TranslationError::unsupported(err.to_string()))?;
+        let name = Identifier::try_from(format!("__oxide_intrinsic_{}", intrinsic.name))
+            .expect("intrinsic names are identifiers");
+        let params: Vec<_> = intrinsic.operands.iter().map(|s| s.mir_type(ctx)).collect();
+        let results: Vec<_> = intrinsic.result.iter().map(|s| s.mir_type(ctx)).collect();
+        let fn_ty = pliron::builtin::types::FunctionType::get(ctx, params, results);
+        let func = FuncOp::new(ctx, name.clone(), fn_ty);
+        func.get_operation().insert_at_back(self.module_block, ctx);
+        let entry = func
+            .entry_block(ctx)
+            .expect("a new function has an entry block");
+        let args: Vec<_> = (0..intrinsic.operands.len())
+            .map(|i| entry.deref(ctx).get_argument(i))
+            .collect();
+        let call = IntrinsicOp::new(ctx, intrinsic, args);
+        call.get_operation().insert_at_back(entry, ctx);
+        let result = call.result(ctx);
+        let ret = ReturnOp::new(ctx, result);
+        ret.get_operation().insert_at_back(entry, ctx);
+        self.intrinsic_wrappers.insert(intrinsic.name, name.clone());
+        Ok(name)
     }
 
     /// What `alloc_id` is, as a pointer target: its global (created with everything it points
@@ -93,9 +145,13 @@ impl GlobalRegistry {
                 self.target(ctx, memory)
             }
             GlobalAlloc::Function(instance) => {
-                match super::fmt_descriptor::descriptor_of_stable(&instance) {
+                match self
+                    .panic_messages
+                    .then(|| super::fmt_descriptor::descriptor_of_stable(&instance))
+                    .flatten()
+                {
                     Some(bytes) => Ok(Target::Global(self.bytes(ctx, bytes, 8))),
-                    None => function_symbol(&instance).map(Target::Function),
+                    None => self.function(ctx, &instance).map(Target::Function),
                 }
             }
             GlobalAlloc::TypeId { ty } => {
@@ -323,7 +379,10 @@ pub(crate) fn function_symbol(instance: &Instance) -> TResult<Identifier> {
         unsupported!("the address of the compiler intrinsic `{path}`")
     }
     if intrinsics::is_intrinsic(&path) {
-        unsupported!("the address of the GPU intrinsic `{path}` (call it directly)")
+        unsupported!(
+            "the address of the generic atomic intrinsic `{path}` (call it directly, or through a \
+             closure)"
+        )
     }
     let name = crate::naming::export_name(instance, false);
     Identifier::try_from(name.as_str()).map_err(|_| {

@@ -1,4 +1,5 @@
-//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel.
+//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel, and the `fmad` option of
+//! `#[kernel(fmad)]` (a call to the marker `cuda_device::fmad_marker()`, read the same way).
 //!
 //! The attribute macro puts a call to the marker `cuda_device::launch_bounds_marker::<MAX,
 //! MIN>()` (an empty function) at the start of the kernel; its `u32` const generic arguments
@@ -15,6 +16,23 @@ use super::error::{TResult, unsupported};
 
 /// The path of the marker the macro calls.
 pub const MARKER: &str = "cuda_device::launch_bounds_marker";
+
+/// The path of the marker `#[kernel(fmad)]` calls.
+pub const FMAD_MARKER: &str = "cuda_device::fmad_marker";
+
+/// Whether a kernel's body calls the marker of `#[kernel(fmad)]` (contract float
+/// multiplications and additions into fused multiply-adds).
+pub fn asks_for_fmad(body: &Body) -> bool {
+    body.blocks.iter().any(|block| {
+        let TerminatorKind::Call { func, .. } = &block.terminator.kind else {
+            return false;
+        };
+        func.ty(body.locals())
+            .ok()
+            .and_then(|ty| ty.kind().fn_def().map(|(def, _)| def))
+            .is_some_and(|def| def.name() == FMAD_MARKER)
+    })
+}
 
 /// The launch bounds a kernel's body declares, if any.
 pub fn declared(body: &Body) -> TResult<Option<LaunchBounds>> {

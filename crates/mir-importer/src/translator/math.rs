@@ -144,12 +144,14 @@ impl FnTranslator<'_> {
 }
 
 /// The `mir.math` function of a `core` intrinsic (saturating ones are refined by signedness).
-/// Float intrinsics are named for their type (`sinf32`, `round_ties_even_f64`); the `f16` and
-/// `f128` ones are not matched (the device has no math library for them).
+/// Float intrinsics are named for their type (`sinf32`, `round_ties_even_f64`, `sinf16`: the
+/// lowering computes an `f16` libdevice function in `f32`); the `f128` ones are not matched
+/// (the device has no `f128` arithmetic).
 pub(crate) fn math_function(intrinsic: &str) -> Option<MathFn> {
     let base = intrinsic
         .strip_suffix("f32")
         .or_else(|| intrinsic.strip_suffix("f64"))
+        .or_else(|| intrinsic.strip_suffix("f16"))
         .unwrap_or(intrinsic)
         .trim_end_matches('_');
     Some(match base {
@@ -225,7 +227,7 @@ mod tests {
     }
 
     #[test]
-    fn float_intrinsics_of_both_widths_map_alike() {
+    fn float_intrinsics_of_every_width_map_alike() {
         for (name, function) in [
             ("sin", MathFn::Sin),
             ("pow", MathFn::Pow),
@@ -242,7 +244,8 @@ mod tests {
             math_function("minimum_number_nsz_f64"),
             Some(MathFn::Minnum)
         );
-        assert_eq!(math_function("sinf16"), None);
+        // `f16` maps alike (computed in `f32` where libdevice is needed); `f128` has nothing.
+        assert_eq!(math_function("sinf16"), Some(MathFn::Sin));
         assert_eq!(math_function("sinf128"), None);
     }
 }

@@ -6,7 +6,7 @@
 //! what their names say; [global] gives every allocation device code refers to (constants,
 //! statics, vtables, shared memory) its module-level global; [trait_object] builds and reads
 //! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
-//! and through vtables), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
+//! and through vtables), [caller_location] `#[track_caller]` and `Location::caller()`, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
 //! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
 //! ones among them, [math] the math ones, [atomic] the atomic ones (and `cuda_device`'s
 //! atomic stubs) and [simd] the portable SIMD ones; [x86] the LLVM x86 intrinsics that
@@ -22,6 +22,7 @@
 pub mod atomic;
 pub mod body;
 pub mod call;
+pub mod caller_location;
 pub mod constant;
 pub mod core_intrinsic;
 pub mod error;
@@ -33,6 +34,7 @@ pub mod launch_bounds;
 pub mod math;
 pub mod operand;
 pub mod panic;
+pub mod param_access;
 pub mod place;
 pub mod raw_memory;
 pub mod rvalue;

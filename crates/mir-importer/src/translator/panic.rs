@@ -1,4 +1,4 @@
-//! Panics: the failure edge of `Assert` terminators, and `#[track_caller]` locations.
+//! Panics with messages: the failure edge of `Assert` terminators.
 //!
 //! A panic in device code runs like on the CPU up to `core`'s panic entry points, which
 //! device versions replace (`cuda_device::shims::panicking`, listed in [crate::shims]): they
@@ -9,18 +9,17 @@
 //! - An `Assert` terminator (bounds, overflow and division checks) branches, when it fails, to
 //!   a block that calls the panic function rustc's own backends call for its message
 //!   (`panic_bounds_check(index, len)`, `panic_const_add_overflow()`, ...).
-//! - `#[track_caller]`, as rustc's backends implement it: such a function takes one more
-//!   argument, the `&'static Location` of its call; a call to it passes either the caller's
-//!   own location argument (when the caller is `#[track_caller]` too) or a constant
-//!   `Location` of the call's span, resolved through inlined scopes as rustc does
-//!   (`Body::caller_location_span`). `core::intrinsics::caller_location` returns the same
-//!   value. So `unwrap()`, `expect()`, indexing and slicing report the user's line.
+//! - The panic functions get the location of the user's code through `#[track_caller]`
+//!   ([super::caller_location]), so `unwrap()`, `expect()`, indexing and slicing report the
+//!   user's line.
+//!
+//! All of this only with panic messages on (`CUDA_OXIDE_PANIC_MESSAGES`, on by default in
+//! builds with debug assertions); without, a block that can only panic is one `trap`.
 
-use dialect_mir::ops::{GlobalAddrOp, UnreachableOp};
+use dialect_mir::ops::UnreachableOp;
 use pliron::basic_block::BasicBlock;
 use pliron::context::Ptr;
 use pliron::irbuild::inserter::IRInserter;
-use pliron::value::Value;
 use rustc_middle::ty;
 use rustc_public::mir::mono::Instance;
 use rustc_public::mir::{AssertMessage, Operand};
@@ -28,7 +27,6 @@ use rustc_public::rustc_internal::{internal, stable};
 
 use super::body::FnTranslator;
 use super::error::{TResult, unsupported};
-use super::global::Target;
 
 /// The panic function an `Assert` that fails with `msg` calls, as rustc's backends choose it.
 pub fn assert_panic_function<O>(
@@ -45,13 +43,15 @@ pub fn assert_panic_function<O>(
     }
 }
 
-/// Whether `instance` takes the hidden `&'static Location` argument of `#[track_caller]`.
-pub(crate) fn requires_caller_location(instance: &Instance) -> bool {
-    ty::tls::with(|tcx| internal(tcx, *instance).def.requires_caller_location(tcx))
-}
-
-/// Whether `instance`'s function is `#[inline(never)]` (as the panic recorder is).
-pub(crate) fn is_inline_never(instance: &Instance) -> bool {
+/// Whether `instance` is one of the panic recorder's `#[inline(never)]` functions
+/// (`cuda_device::panic`), which stay out of line (LLVM `noinline`, PTX `.noinline`) so that
+/// the recorder is one copy per module, outside every kernel's body. Other functions'
+/// `#[inline(never)]` is left to LLVM, as it always was (the `#[kernel(fmad)]` marker must
+/// still disappear).
+pub(crate) fn is_recorder_inline_never(instance: &Instance) -> bool {
+    if !crate::naming::canonical_path(instance).contains("cuda_device::panic::") {
+        return false;
+    }
     ty::tls::with(|tcx| {
         let internal = internal(tcx, *instance);
         let ty::InstanceKind::Item(def_id) = internal.def else {
@@ -64,58 +64,7 @@ pub(crate) fn is_inline_never(instance: &Instance) -> bool {
     })
 }
 
-/// The type of that argument: `&'static core::panic::Location<'static>`.
-pub(crate) fn caller_location_ty() -> rustc_public::ty::Ty {
-    ty::tls::with(|tcx| stable(tcx.caller_location_ty()))
-}
-
 impl FnTranslator<'_> {
-    /// The `&'static Location` that a `#[track_caller]` callee of the current terminator gets
-    /// (and that `caller_location` returns there).
-    pub(crate) fn caller_location_here(&mut self) -> TResult<Value> {
-        let own = self.caller_location;
-        let block = self.current_block;
-        let instance = self.instance;
-        let found = ty::tls::with(|tcx| {
-            let internal_instance = internal(tcx, instance);
-            let body = tcx.instance_mir(internal_instance.def);
-            let block = rustc_middle::mir::BasicBlock::from_usize(block);
-            let terminator = body.basic_blocks[block].terminator();
-            let mut source_info = terminator.source_info;
-            // A call's location is the span of the call itself (`unwrap()` of
-            // `x.iter().position(f).unwrap()`), as rustc's backends take it.
-            if let rustc_middle::mir::TerminatorKind::Call { fn_span, .. } = &terminator.kind {
-                source_info.span = *fn_span;
-            }
-            body.caller_location_span(source_info, own.map(Ok), tcx, Err)
-        });
-        match found {
-            Ok(value) => Ok(value),
-            Err(span) => self.location_constant(span),
-        }
-    }
-
-    /// The address of a constant `Location` of `span`, as rustc lays it out.
-    fn location_constant(&mut self, span: rustc_span::Span) -> TResult<Value> {
-        let alloc = ty::tls::with(|tcx| match tcx.span_as_caller_location(span) {
-            rustc_middle::mir::ConstValue::Scalar(rustc_middle::mir::interpret::Scalar::Ptr(
-                ptr,
-                _,
-            )) => Some(stable(ptr.provenance.alloc_id())),
-            _ => None,
-        });
-        let Some(alloc) = alloc else {
-            unsupported!("a caller location that rustc does not give as a pointer")
-        };
-        let Target::Global(name) = self.globals.target(self.ctx, alloc)? else {
-            unsupported!("a caller location that is a function")
-        };
-        let ty = self.types.translate(self.ctx, caller_location_ty())?;
-        Ok(self
-            .emit(|ctx| GlobalAddrOp::new(ctx, name, ty))
-            .result(self.ctx))
-    }
-
     /// The block an `Assert` that fails with `msg` branches to: a call of the panic function
     /// for `msg`, with its operands and the location.
     pub(crate) fn assert_failure_block(&mut self, msg: &AssertMessage) -> TResult<Ptr<BasicBlock>> {
@@ -135,7 +84,9 @@ impl FnTranslator<'_> {
             AssertMessage::InvalidEnumConstruction(source) => vec![source],
             _ => vec![],
         };
-        let block = self.current_block;
+        let Some(block) = self.current_block else {
+            unsupported!("an assertion outside a block")
+        };
         let instance = self.instance;
         let callee = ty::tls::with(|tcx| {
             let body = tcx.instance_mir(internal(tcx, instance).def);
@@ -157,8 +108,8 @@ impl FnTranslator<'_> {
                 values.push(value);
             }
         }
-        if requires_caller_location(&callee) {
-            values.push(self.caller_location_here()?);
+        if super::caller_location::requires_caller_location(&callee) {
+            values.push(self.caller_location()?);
         }
         let name = crate::naming::export_name(&callee, false);
         self.emit_call(&name, values, None)?;

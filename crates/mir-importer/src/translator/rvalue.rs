@@ -90,7 +90,12 @@ impl FnTranslator<'_> {
                 let place = self.translate_place(place)?;
                 Some(self.length_of(&place)?)
             }
-            Rvalue::ThreadLocalRef(_) => unsupported!("thread-local statics"),
+            Rvalue::ThreadLocalRef(_) => unsupported!(
+                "thread-local statics (`#[thread_local]`): one copy per GPU thread would be \
+                 module-scope `.local` memory, which PTX does not allow in the ABI mode LLVM \
+                 emits; keep per-thread state in local variables, or index a buffer by the \
+                 thread's index"
+            ),
             Rvalue::Aggregate(..) | Rvalue::CheckedBinaryOp(..) | Rvalue::Repeat(..) => {
                 unreachable!("handled by translate_assign")
             }
@@ -452,11 +457,14 @@ impl FnTranslator<'_> {
         to: Ty,
         to_mir: pliron::r#type::TypeHandle,
     ) -> TResult<Value> {
-        let (Some(source), Some(target)) = (
+        // `Box` derefs as a builtin but is a struct around its pointer.
+        let is_box = matches!(from.kind(), TyKind::RigidTy(RigidTy::Adt(def, _)) if def.is_box());
+        let (false, Some(source), Some(target)) = (
+            is_box,
             from.kind().builtin_deref(true).map(|t| t.ty),
             to.kind().builtin_deref(true).map(|t| t.ty),
         ) else {
-            unsupported!("the unsizing coercion from `{from}` to `{to}` through a struct")
+            return self.unsize_through_struct(value, from, to, to_mir);
         };
         if pointee_is_unsized_slice(to)
             && let Some(len) = array_tail_len(source)
@@ -473,16 +481,77 @@ impl FnTranslator<'_> {
                     (Some(a), Some(b)) => a.value.def_id == b.value.def_id,
                     (a, b) => a.is_none() && b.is_none(),
                 };
-                if !same_principal {
-                    unsupported!("trait upcasting (from `{from}` to `{to}`)")
+                if same_principal {
+                    self.retype_dyn(value, to_mir)
+                } else {
+                    self.upcast_dyn(value, source, target, to_mir)
                 }
-                self.retype_dyn(value, to_mir)
             }
             (_, TyKind::RigidTy(RigidTy::Dynamic(..))) => {
                 self.unsize_to_dyn(value, source, target, to_mir)
             }
             _ => unsupported!("the unsizing coercion from `{from}` to `{to}`"),
         }
+    }
+
+    /// An unsizing coercion of a struct that wraps a pointer (`CoerceUnsized`: `NonNull<[T;
+    /// N]>` to `NonNull<[T]>`, a user's smart pointer): the struct rebuilt field by field, the
+    /// one field whose type changes unsized in turn (as rustc's `coerce_unsized_into` does).
+    fn unsize_through_struct(
+        &mut self,
+        value: Value,
+        from: Ty,
+        to: Ty,
+        to_mir: pliron::r#type::TypeHandle,
+    ) -> TResult<Value> {
+        if let (
+            TyKind::RigidTy(RigidTy::Pat(inner_from, _)),
+            TyKind::RigidTy(RigidTy::Pat(inner_to, _)),
+        ) = (from.kind(), to.kind())
+        {
+            // A pattern type (`NonNull`'s `*const T is !null`) is its base type at run time.
+            return self.unsize(value, inner_from, inner_to, to_mir);
+        }
+        let (
+            TyKind::RigidTy(RigidTy::Adt(def, from_args)),
+            TyKind::RigidTy(RigidTy::Adt(to_def, to_args)),
+        ) = (from.kind(), to.kind())
+        else {
+            unsupported!("the unsizing coercion from `{from}` to `{to}`")
+        };
+        let variants = def.variants();
+        if def != to_def || def.kind() != rustc_public::ty::AdtKind::Struct || variants.len() != 1 {
+            unsupported!("the unsizing coercion from `{from}` to `{to}` (not one struct)")
+        }
+        let from_mir = self.types.translate(self.ctx, from)?;
+        let source = self
+            .emit(|ctx| AllocaOp::new(ctx, from_mir))
+            .result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, value, source));
+        let target = self.emit(|ctx| AllocaOp::new(ctx, to_mir)).result(self.ctx);
+        for (index, field) in variants[0].fields().iter().enumerate() {
+            let (field_from, field_to) =
+                (field.ty_with_args(&from_args), field.ty_with_args(&to_args));
+            if is_zero_sized(field_to)? {
+                continue;
+            }
+            let index = index as u32;
+            let from_addr = self
+                .emit(|ctx| FieldAddrOp::new(ctx, source, index))
+                .result(self.ctx);
+            let mut field_value = self
+                .emit(|ctx| LoadOp::new(ctx, from_addr))
+                .result(self.ctx);
+            if field_from != field_to {
+                let field_mir = self.types.translate(self.ctx, field_to)?;
+                field_value = self.unsize(field_value, field_from, field_to, field_mir)?;
+            }
+            let to_addr = self
+                .emit(|ctx| FieldAddrOp::new(ctx, target, index))
+                .result(self.ctx);
+            self.emit(|ctx| StoreOp::new(ctx, field_value, to_addr));
+        }
+        Ok(self.emit(|ctx| LoadOp::new(ctx, target)).result(self.ctx))
     }
 
     /// The address of the function a function item or a non-capturing closure of type `from`
@@ -499,14 +568,16 @@ impl FnTranslator<'_> {
             Ok(instance) => instance,
             Err(e) => unsupported!("a function pointer to `{from}` ({e})"),
         };
-        if let Some(bytes) = super::fmt_descriptor::descriptor_of_stable(&instance) {
+        if self.panic_messages
+            && let Some(bytes) = super::fmt_descriptor::descriptor_of_stable(&instance)
+        {
             // A formatting method: its descriptor (see `fmt_descriptor`).
             let name = self.globals.bytes(self.ctx, bytes, 8);
             return Ok(self
                 .emit(|ctx| GlobalAddrOp::new(ctx, name, ptr_ty))
                 .result(self.ctx));
         }
-        let name = super::global::function_symbol(&instance)?;
+        let name = self.globals.function(self.ctx, &instance)?;
         Ok(self
             .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))
             .result(self.ctx))

@@ -77,7 +77,11 @@ impl FnTranslator<'_> {
                     holds = self.emit(|ctx| NotOp::new(ctx, holds)).result(self.ctx);
                 }
                 let target = self.block(*target)?;
-                let fail = self.assert_failure_block(msg)?;
+                let fail = if self.panic_messages {
+                    self.assert_failure_block(msg)?
+                } else {
+                    self.trap_block()
+                };
                 self.emit(|ctx| CondBrOp::new(ctx, holds, target, fail));
                 Ok(())
             }

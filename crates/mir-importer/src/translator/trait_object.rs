@@ -1,6 +1,7 @@
 //! Trait objects: unsizing a pointer to `&dyn Trait` (the data pointer and the address of the
-//! vtable rustc lays out for the concrete type), reading vtable entries (methods for virtual
-//! calls, see [super::call]), and the size and alignment of a trait object's value.
+//! vtable rustc lays out for the concrete type), upcasting `&dyn Sub` to `&dyn Super`, reading
+//! vtable entries (methods for virtual calls, see [super::call]), and the size and alignment
+//! of a trait object's value.
 //!
 //! A vtable is an ordinary device global (see [super::global]) built from rustc's vtable
 //! allocation: pointer-sized entries, drop glue (or null) first, then size, alignment, and the
@@ -12,6 +13,7 @@ use dialect_mir::ops::{
 use dialect_mir::types::{PtrType, usize_type};
 use pliron::r#type::TypeHandle;
 use pliron::value::Value;
+use rustc_public::rustc_internal::internal;
 use rustc_public::ty::Ty;
 
 use super::body::FnTranslator;
@@ -55,6 +57,34 @@ impl FnTranslator<'_> {
         let vtable = self
             .emit(|ctx| DynVtableOp::new(ctx, object, byte_ptr))
             .result(self.ctx);
+        Ok(self
+            .emit(|ctx| MakeDynOp::new(ctx, data, vtable, to_mir))
+            .result(self.ctx))
+    }
+
+    /// Trait upcasting, `&dyn Sub` to `&dyn Super`: the same data pointer with the vtable of
+    /// `Super` for the same concrete type. rustc lays that vtable out either as a prefix of
+    /// `Sub`'s (the same address) or as its own, whose address `Sub`'s vtable holds in the
+    /// entry that `supertrait_vtable_slot` names.
+    pub(crate) fn upcast_dyn(
+        &mut self,
+        object: Value,
+        source: Ty,
+        target: Ty,
+        to_mir: TypeHandle,
+    ) -> TResult<Value> {
+        let slot = rustc_middle::ty::tls::with(|tcx| {
+            let (source, target) = (internal(tcx, source), internal(tcx, target));
+            tcx.supertrait_vtable_slot((source, target))
+        });
+        let Some(slot) = slot else {
+            return self.retype_dyn(object, to_mir);
+        };
+        let byte_ptr = self.byte_pointer_type();
+        let data = self
+            .emit(|ctx| DynDataOp::new(ctx, object, byte_ptr))
+            .result(self.ctx);
+        let vtable = self.vtable_entry(object, slot, byte_ptr)?;
         Ok(self
             .emit(|ctx| MakeDynOp::new(ctx, data, vtable, to_mir))
             .result(self.ctx))

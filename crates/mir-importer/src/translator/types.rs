@@ -11,7 +11,7 @@ use dialect_mir::types::{
     DisjointSliceType, DynPtrType, EnumTag, EnumType, EnumVariant, FieldLayout, PtrType, SliceType,
     StructType, UnionType, usize_type,
 };
-use pliron::builtin::types::{FP32Type, FP64Type, IntegerType, Signedness};
+use pliron::builtin::types::{FP16Type, FP32Type, FP64Type, IntegerType, Signedness};
 use pliron::context::Context;
 use pliron::r#type::TypeHandle;
 use rustc_public::abi::{FieldsShape, LayoutShape, Primitive, Scalar, TagEncoding, VariantsShape};
@@ -58,6 +58,7 @@ impl TypeTranslator {
             RigidTy::Uint(uint) => {
                 IntegerType::get(ctx, uint_bits(uint), Signedness::Unsigned).into()
             }
+            RigidTy::Float(FloatTy::F16) => FP16Type::get(ctx).into(),
             RigidTy::Float(FloatTy::F32) => FP32Type::get(ctx).into(),
             RigidTy::Float(FloatTy::F64) => FP64Type::get(ctx).into(),
             RigidTy::Float(other) => unsupported!("the float type `{other:?}`"),
@@ -128,9 +129,6 @@ impl TypeTranslator {
         def: AdtDef,
         args: &GenericArgs,
     ) -> TResult<TypeHandle> {
-        if def.is_box() {
-            unsupported!("`Box` (heap allocation, type `{ty}`)");
-        }
         let layout = layout(ty)?;
         match def.kind() {
             AdtKind::Struct => {

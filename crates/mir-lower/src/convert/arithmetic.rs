@@ -12,7 +12,7 @@ use pliron::{
     value::Value,
 };
 use pliron_llvm::{
-    attributes::{FCmpPredicateAttr, FastmathFlagsAttr, ICmpPredicateAttr},
+    attributes::{FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr},
     op_interfaces::{FastMathFlags, FloatBinArithOpWithFastMathFlags},
     ops::{
         AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FSubOp,
@@ -60,7 +60,34 @@ pub fn binary(
     Ok(())
 }
 
-/// A float binary op (no fast-math flags: Rust's float semantics are IEEE).
+/// The fast-math flags of Rust's `algebraic_*` float methods, as rustc's LLVM backend sets
+/// them: reassociation, contraction (`fma`), a reciprocal for a division, signed zeros
+/// ignored. NaN and infinities keep their IEEE meaning (no `nnan`/`ninf`: those would make a
+/// NaN operand undefined behaviour, which the safe methods do not allow).
+pub fn algebraic_flags() -> FastmathFlagsAttr {
+    FastmathFlagsAttr(
+        FastmathFlags::REASSOC | FastmathFlags::NSZ | FastmathFlags::ARCP | FastmathFlags::CONTRACT,
+    )
+}
+
+/// `lhs <op> rhs` of an `algebraic_*` method: a float op with [algebraic_flags]. The
+/// remainder keeps the exact computation of `mir.rem` (LLVM's `frem` is inexact on NVPTX, and
+/// the flags allow but do not require a different result).
+pub fn algebraic(
+    _op: &dyn Op,
+    ctx: &mut Context,
+    rw: &mut Rewrite,
+    kind: Binary,
+) -> Result<(), OpError> {
+    let (lhs, rhs) = (rw.operand(ctx, 0), rw.operand(ctx, 1));
+    let result = float_op(ctx, rw, kind, lhs, rhs, algebraic_flags())?;
+    rw.replace(ctx, vec![result]);
+    Ok(())
+}
+
+/// A float binary op. No fast-math flags (Rust's float semantics are IEEE), except `contract`
+/// on additions, subtractions and multiplications in a function that opted into fused
+/// multiply-adds ([super::contracts]): LLVM may then fuse `a * b + c` into one `fma`.
 fn float_binary(
     ctx: &mut Context,
     rw: &mut Rewrite,
@@ -68,20 +95,39 @@ fn float_binary(
     lhs: Value,
     rhs: Value,
 ) -> Result<Value, OpError> {
+    float_op(ctx, rw, kind, lhs, rhs, FastmathFlagsAttr::default())
+}
+
+/// A float binary op with the fast-math flags `flags`.
+fn float_op(
+    ctx: &mut Context,
+    rw: &mut Rewrite,
+    kind: Binary,
+    lhs: Value,
+    rhs: Value,
+    flags: FastmathFlagsAttr,
+) -> Result<Value, OpError> {
     fn make<O: FloatBinArithOpWithFastMathFlags>(
         ctx: &mut Context,
         rw: &mut Rewrite,
         lhs: Value,
         rhs: Value,
+        flags: FastmathFlagsAttr,
     ) -> Value {
-        let op = O::new_with_fast_math_flags(ctx, lhs, rhs, FastmathFlagsAttr::default());
+        let op = O::new_with_fast_math_flags(ctx, lhs, rhs, flags);
         rw.value(ctx, op)
     }
+    let contract = if super::contracts(ctx, rw) {
+        FastmathFlags::CONTRACT
+    } else {
+        FastmathFlags::empty()
+    };
+    let with_contract = FastmathFlagsAttr(flags.0 | contract);
     Ok(match kind {
-        Binary::Add => make::<FAddOp>(ctx, rw, lhs, rhs),
-        Binary::Sub => make::<FSubOp>(ctx, rw, lhs, rhs),
-        Binary::Mul => make::<FMulOp>(ctx, rw, lhs, rhs),
-        Binary::Div => make::<FDivOp>(ctx, rw, lhs, rhs),
+        Binary::Add => make::<FAddOp>(ctx, rw, lhs, rhs, with_contract),
+        Binary::Sub => make::<FSubOp>(ctx, rw, lhs, rhs, with_contract),
+        Binary::Mul => make::<FMulOp>(ctx, rw, lhs, rhs, with_contract),
+        Binary::Div => make::<FDivOp>(ctx, rw, lhs, rhs, flags),
         // LLVM's `frem` becomes an inexact `a - trunc(a / b) * b` on NVPTX.
         Binary::Rem => super::math::float_rem(ctx, rw, lhs, rhs)?,
         other => {

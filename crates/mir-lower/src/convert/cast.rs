@@ -6,24 +6,26 @@
 //! integer code when asked to (`llvm-export` passes `-expand-fp-convert-bits=64`).
 
 use pliron::{
-    builtin::attributes::{FPDoubleAttr, FPSingleAttr},
+    builtin::attributes::{FPDoubleAttr, FPSingleAttr, UnitAttr},
     context::Context,
     op::Op,
     r#type::TypeHandle,
     value::Value,
 };
 use pliron_llvm::{
-    attributes::{FCmpPredicateAttr, FastmathFlagsAttr},
+    attributes::{FCmpPredicateAttr, FastmathFlagsAttr, ICmpPredicateAttr},
     op_interfaces::{CastOpInterface, CastOpWithNNegInterface, FastMathFlags},
     ops::{
         AddrSpaceCastOp, BitcastOp, ConstantOp, FCmpOp, FPExtOp, FPToSIOp, FPToUIOp, FPTruncOp,
-        IntToPtrOp, PtrToIntOp, SExtOp, SIToFPOp, SelectOp, TruncOp, UIToFPOp, ZExtOp,
+        ICmpOp, IntToPtrOp, PtrToIntOp, SExtOp, SIToFPOp, SelectOp, TruncOp, UIToFPOp, ZExtOp,
+        ZeroOp,
     },
-    types::PointerType,
+    types::{PointerType, VoidType},
 };
 
 use super::Rewrite;
 use crate::{
+    abi::ATTR_KEY_MIR_PTR_CAST_NONNULL,
     error::OpError,
     types::{float_bits, int_width, is_signed},
 };
@@ -42,7 +44,7 @@ pub enum Cast {
 }
 
 /// Convert operand 0 to the result type.
-pub fn cast(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite, kind: Cast) -> Result<(), OpError> {
+pub fn cast(op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite, kind: Cast) -> Result<(), OpError> {
     let src = rw.operand_mir_type(ctx, 0);
     let dst = rw.result_mir_type(ctx, 0);
     let value = rw.operand(ctx, 0);
@@ -56,13 +58,36 @@ pub fn cast(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite, kind: Cast) -> Re
         }
         Cast::FloatToInt => saturating_to_int(ctx, rw, value, src, dst, dst_llvm)?,
         Cast::Float => float_resize(ctx, rw, value, src, dst, dst_llvm)?,
-        Cast::Ptr => ptr_to_ptr(ctx, rw, value, dst_llvm),
+        Cast::Ptr => {
+            let result = ptr_to_ptr(ctx, rw, value, dst_llvm);
+            let nonnull = op
+                .get_operation()
+                .deref(ctx)
+                .attributes
+                .get::<UnitAttr>(&ATTR_KEY_MIR_PTR_CAST_NONNULL)
+                .is_some();
+            if nonnull {
+                assume_nonnull(ctx, rw, result, dst_llvm);
+            }
+            result
+        }
         Cast::PtrToInt => make::<PtrToIntOp>(ctx, rw, value, dst_llvm),
         Cast::IntToPtr => make::<IntToPtrOp>(ctx, rw, value, dst_llvm),
         Cast::Bits => reinterpret(ctx, rw, value, dst_llvm),
     };
     rw.replace(ctx, vec![result]);
     Ok(())
+}
+
+/// `llvm.assume(ptr != null)` for `ptr` of pointer type `ty` (see
+/// [ATTR_KEY_MIR_PTR_CAST_NONNULL]).
+fn assume_nonnull(ctx: &mut Context, rw: &mut Rewrite, ptr: Value, ty: TypeHandle) {
+    let zero = ZeroOp::new(ctx, ty);
+    let null = rw.value(ctx, zero);
+    let compare = ICmpOp::new(ctx, ICmpPredicateAttr::NE, ptr, null);
+    let nonnull = rw.value(ctx, compare);
+    let void = VoidType::get(ctx).into();
+    rw.intrinsic(ctx, "llvm.assume", void, vec![nonnull], false);
 }
 
 /// Insert cast op `O` of `value` to `to`.

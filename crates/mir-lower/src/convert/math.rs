@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use dialect_mir::ops::{FuncOp, MathFn, MathOp, RemOp};
+use dialect_mir::ops::{AlgebraicRemOp, FuncOp, MathFn, MathOp, RemOp};
 use pliron::{
     builtin::{
         attributes::{FPDoubleAttr, FPSingleAttr},
@@ -22,6 +22,7 @@ use pliron::{
             CallOpCallable, OneRegionInterface, SingleBlockRegionInterface, SymbolOpInterface,
         },
         ops::ModuleOp,
+        types::FP32Type,
     },
     context::Context,
     identifier::Identifier,
@@ -35,8 +36,8 @@ use pliron_llvm::{
     attributes::{FCmpPredicateAttr, FastmathFlagsAttr, ICmpPredicateAttr},
     op_interfaces::{BinArithOp, CastOpInterface, FastMathFlags, FloatBinArithOpWithFastMathFlags},
     ops::{
-        AndOp, BitcastOp, CallOp, ConstantOp, FCmpOp, FMulOp, FuncOp as LlvmFuncOp, ICmpOp, OrOp,
-        SelectOp,
+        AndOp, BitcastOp, CallOp, ConstantOp, FCmpOp, FMulOp, FPExtOp, FPTruncOp,
+        FuncOp as LlvmFuncOp, ICmpOp, OrOp, SelectOp,
     },
 };
 
@@ -78,7 +79,8 @@ pub fn lowering(function: MathFn) -> Lowering {
 /// `__nv_sin`).
 pub fn libdevice_name(function: MathFn, bits: u32) -> Result<String, OpError> {
     match bits {
-        32 => Ok(format!("__nv_{}f", function.name())),
+        // libdevice has no `f16` functions: `f16` is computed in `f32` (see [libdevice_call]).
+        16 | 32 => Ok(format!("__nv_{}f", function.name())),
         64 => Ok(format!("__nv_{}", function.name())),
         _ => Err(OpError::Unsupported(format!(
             "`{function}` on a {bits}-bit float (the GPU's math library has it for f32 and f64)"
@@ -147,14 +149,38 @@ fn libdevice_call(
     ty: TypeHandle,
     args: Vec<Value>,
 ) -> Result<Value, OpError> {
-    let name = libdevice_name(function, float_bits(ctx, ty).unwrap_or(0))?;
+    let bits = float_bits(ctx, ty).unwrap_or(0);
+    let name = libdevice_name(function, bits)?;
     let callee = Identifier::try_from(name.as_str())
         .map_err(|_| OpError::Malformed(format!("`{name}` is not a symbol name")))?;
+    // An `f16` function is its `f32` one between conversions: exact for `fmod` (whose result
+    // is representable), within libdevice's bounds plus one `f16` rounding for the others.
+    let half = bits == 16;
+    let single: TypeHandle = FP32Type::get(ctx).into();
+    let args: Vec<Value> = args
+        .into_iter()
+        .map(|arg| {
+            if half && float_bits(ctx, arg.get_type(ctx)) == Some(16) {
+                let op = FPExtOp::new(ctx, arg, single);
+                op.set_fast_math_flags(ctx, FastmathFlagsAttr::default());
+                rw.value(ctx, op)
+            } else {
+                arg
+            }
+        })
+        .collect();
     let arg_types: Vec<TypeHandle> = args.iter().map(|a| a.get_type(ctx)).collect();
     let result_ty = args[0].get_type(ctx);
     let func_ty = function_type(ctx, &arg_types, &[result_ty])?;
     let call = CallOp::new(ctx, CallOpCallable::Direct(callee), func_ty, args);
-    Ok(rw.value(ctx, call))
+    let result = rw.value(ctx, call);
+    if half {
+        let half_ty = rw.operand(ctx, 0).get_type(ctx);
+        let op = FPTruncOp::new(ctx, result, half_ty);
+        op.set_fast_math_flags(ctx, FastmathFlagsAttr::default());
+        return Ok(rw.value(ctx, op));
+    }
+    Ok(result)
 }
 
 /// `-1.0` for `-0` and for negative non-integers whose floor is odd (where gamma is
@@ -237,7 +263,9 @@ pub fn declare_libdevice_functions(
         for op in ops {
             let function = if let Some(math) = Operation::get_op::<MathOp>(op, ctx) {
                 math.function(ctx)
-            } else if Operation::get_op::<RemOp>(op, ctx).is_some() {
+            } else if Operation::get_op::<RemOp>(op, ctx).is_some()
+                || Operation::get_op::<AlgebraicRemOp>(op, ctx).is_some()
+            {
                 MathFn::Fmod
             } else {
                 continue;
@@ -259,6 +287,18 @@ pub fn declare_libdevice_functions(
             if !declared.insert(name.clone()) {
                 continue;
             }
+            // `f16` operands are computed in `f32` (see `libdevice_call`).
+            let single: TypeHandle = FP32Type::get(ctx).into();
+            let operand_types: Vec<TypeHandle> = operand_types
+                .into_iter()
+                .map(|ty| {
+                    if float_bits(ctx, ty) == Some(16) {
+                        single
+                    } else {
+                        ty
+                    }
+                })
+                .collect();
             let func_ty = function_type(ctx, &operand_types, &operand_types[..1])
                 .map_err(|e| fail(ctx, e))?;
             let symbol = Identifier::try_from(name.as_str()).map_err(|_| {

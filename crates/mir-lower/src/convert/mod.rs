@@ -129,14 +129,19 @@ impl Rewrite<'_> {
         self.op.deref(ctx).get_result(idx).get_type(ctx)
     }
 
-    /// Insert `op` before the op being converted (after the ops inserted so far).
-    pub fn insert<O: Op>(&mut self, ctx: &Context, op: O) -> O {
+    /// Insert `op` before the op being converted (after the ops inserted so far). It takes
+    /// over the converted op's source location.
+    pub fn insert<O: Op>(&mut self, ctx: &mut Context, op: O) -> O {
+        let loc = self.op.deref(ctx).loc().clone();
+        if !loc.is_unknown() {
+            op.get_operation().deref_mut(ctx).set_loc(loc);
+        }
         self.rewriter.append_op(ctx, &op);
         op
     }
 
     /// Insert `op` and return its (first) result.
-    pub fn value<O: Op>(&mut self, ctx: &Context, op: O) -> Value {
+    pub fn value<O: Op>(&mut self, ctx: &mut Context, op: O) -> Value {
         let op = self.insert(ctx, op);
         op.get_operation().deref(ctx).get_result(0)
     }
@@ -267,6 +272,26 @@ fn entry_block(ctx: &Context, op: Ptr<Operation>) -> Ptr<BasicBlock> {
         .expect("a region holding an op has blocks")
 }
 
+/// Whether the function holding the op being converted allows contracting float
+/// multiplications and additions into fused multiply-adds (its `mir.func` had
+/// [dialect_mir::ops::ATTR_KEY_MIR_FUNC_FMAD], which the lowering moves to the `llvm.func`).
+pub(crate) fn contracts(ctx: &Context, rw: &Rewrite) -> bool {
+    let mut current = rw.op.deref(ctx).get_parent_op(ctx);
+    while let Some(parent) = current {
+        if Operation::get_op::<LlvmFuncOp>(parent, ctx).is_some() {
+            return parent
+                .deref(ctx)
+                .attributes
+                .get::<pliron::builtin::attributes::UnitAttr>(
+                    &dialect_mir::ops::ATTR_KEY_MIR_FUNC_FMAD,
+                )
+                .is_some();
+        }
+        current = parent.deref(ctx).get_parent_op(ctx);
+    }
+    false
+}
+
 /// The symbol of the `llvm.func` holding `op`, for error messages.
 pub(crate) fn enclosing_function(ctx: &Context, op: Ptr<Operation>) -> String {
     use pliron::builtin::op_interfaces::SymbolOpInterface;
@@ -367,6 +392,11 @@ conversions! {
     mir::MulOp => arithmetic::binary[Binary::Mul];
     mir::DivOp => arithmetic::binary[Binary::Div];
     mir::RemOp => arithmetic::binary[Binary::Rem];
+    mir::AlgebraicAddOp => arithmetic::algebraic[Binary::Add];
+    mir::AlgebraicSubOp => arithmetic::algebraic[Binary::Sub];
+    mir::AlgebraicMulOp => arithmetic::algebraic[Binary::Mul];
+    mir::AlgebraicDivOp => arithmetic::algebraic[Binary::Div];
+    mir::AlgebraicRemOp => arithmetic::algebraic[Binary::Rem];
     mir::BitAndOp => arithmetic::binary[Binary::And];
     mir::BitOrOp => arithmetic::binary[Binary::Or];
     mir::BitXorOp => arithmetic::binary[Binary::Xor];

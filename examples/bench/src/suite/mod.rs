@@ -9,9 +9,12 @@ type Run = RunFn<ours::Module>;
 /// One entry of the suite: its module (compiled with its feature), its name (the feature, the
 /// `.cu` file and both kernels), what it computes, and what cuda-oxide must support for it.
 macro_rules! bench {
-    ($module:ident, $name:literal, $about:literal, $needs:literal) => {{
+    ($module:ident, $name:literal, $about:literal, $needs:literal) => {
+        bench!($module::run, $name, $about, $needs)
+    };
+    ($module:ident :: $run:ident, $name:literal, $about:literal, $needs:literal) => {{
         #[cfg(feature = $name)]
-        let run: Option<Run> = Some($module::run);
+        let run: Option<Run> = Some($module::$run);
         #[cfg(not(feature = $name))]
         let run: Option<Run> = None;
         Bench {
@@ -34,11 +37,11 @@ mod iter_chain;
 mod reduce;
 #[cfg(feature = "rowsum")]
 mod rowsum;
-#[cfg(feature = "saxpy")]
+#[cfg(any(feature = "saxpy", feature = "saxpy_fmad"))]
 mod saxpy;
 #[cfg(feature = "scan")]
 mod scan;
-#[cfg(feature = "sgemm")]
+#[cfg(any(feature = "sgemm", feature = "sgemm_fmad"))]
 mod sgemm;
 #[cfg(feature = "softmax")]
 mod softmax;
@@ -58,6 +61,12 @@ pub fn all() -> Vec<Bench<ours::Module>> {
             "saxpy",
             "out = alpha * x + y, f32 (fma only in CUDA C++)",
             ""
+        ),
+        bench!(
+            saxpy::run_fmad,
+            "saxpy_fmad",
+            "saxpy with #[kernel(fmad)]: one fma, as nvcc's default",
+            "#[kernel(fmad)]"
         ),
         bench!(
             rowsum,
@@ -107,6 +116,12 @@ pub fn all() -> Vec<Bench<ours::Module>> {
             "sgemm",
             "16x16 shared tiles, one output per thread",
             "shared memory"
+        ),
+        bench!(
+            sgemm::run_fmad,
+            "sgemm_fmad",
+            "sgemm with #[kernel(fmad)]: fma steps, as nvcc's default",
+            "shared memory, #[kernel(fmad)]"
         ),
         bench!(
             stencil,
