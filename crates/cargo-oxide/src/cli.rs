@@ -29,6 +29,11 @@ pub enum Command {
     Bench(BenchOptions),
     /// Create a crate with a kernel and a host program that checks it, for `cargo oxide run`.
     New(NewOptions),
+    /// Differential testing: generate random programs (a seed range), build them with the
+    /// backend, classify each (ok, unsupported, internal error, llc or ptxas failure, or a
+    /// defect of the generator), record their CPU outputs, and bundle them for the GPU, whose
+    /// runner compares every kernel's outputs with the CPU's bit for bit (docs/fuzzing.md).
+    Fuzz(FuzzCommand),
     /// Check what building and running kernels needs: the toolchain and its components, the
     /// LLVM tools, ptxas, libdevice, the NVIDIA driver and GPU; say what to do about each
     /// missing piece.
@@ -110,6 +115,89 @@ pub struct BenchOptions {
     /// Arguments for the benchmark binary (with `--run`).
     #[arg(last = true)]
     pub args: Vec<std::ffi::OsString>,
+}
+
+/// `cargo oxide fuzz`: a campaign, or one of the subcommands.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct FuzzCommand {
+    #[command(subcommand)]
+    pub action: Option<FuzzAction>,
+
+    #[command(flatten)]
+    pub campaign: FuzzOptions,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum FuzzAction {
+    /// Shrink the program of a seed while its class (and, with --message, the text of its
+    /// error) stays the same; prints the reduced program.
+    Reduce(ReduceOptions),
+    /// Print the program of a seed.
+    Show {
+        /// The seed.
+        seed: u64,
+    },
+}
+
+/// A fuzzing campaign.
+#[derive(Debug, Clone, Args)]
+pub struct FuzzOptions {
+    /// The seeds, `A..B` (B excluded), or one seed (default: 0..100, none with --programs).
+    #[arg(long, value_name = "A..B", value_parser = crate::fuzz::parse_seeds)]
+    pub seeds: Option<std::ops::Range<u64>>,
+
+    /// Also build the programs of this folder (each `<seed>.rs` a module with
+    /// `pub fn run(x: u64) -> u64`, e.g. reduced reproducers) as one more batch.
+    #[arg(long, value_name = "DIR")]
+    pub programs: Option<PathBuf>,
+
+    /// How many programs share one crate (one build).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub batch: usize,
+
+    /// Build with the release profile: no overflow checks, and rustc's MIR optimisations
+    /// (inlining among them) before the device code is translated.
+    #[arg(long)]
+    pub release: bool,
+
+    /// Batches built at once (each in its own target directory).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+
+    /// The folder to fill for the GPU (emptied first): the runner, each batch's PTX and CPU
+    /// outputs, `run.sh`. Relative to the repository root.
+    #[arg(long, value_name = "DIR", default_value = "target/gpu-bundle/fuzz")]
+    pub bundle: PathBuf,
+
+    /// Where the batch crates, their target directories, the build log and `report.tsv` go.
+    /// Relative to the repository root.
+    #[arg(long, value_name = "DIR", default_value = "target/fuzz")]
+    pub work: PathBuf,
+}
+
+/// `cargo oxide fuzz reduce`.
+#[derive(Debug, Clone, Args)]
+pub struct ReduceOptions {
+    /// The seed of the program to reduce.
+    pub seed: u64,
+
+    /// The class to keep (default: the program's own): unsupported, internal-error,
+    /// llc-failure, ptxas-failure, rustc-rejected, cpu-panic.
+    #[arg(long)]
+    pub class: Option<String>,
+
+    /// Build with the release profile.
+    #[arg(long)]
+    pub release: bool,
+
+    /// Keep only candidates whose error message contains this text.
+    #[arg(long)]
+    pub message: Option<String>,
+
+    /// Work folder (relative to the repository root).
+    #[arg(long, value_name = "DIR", default_value = "target/fuzz")]
+    pub work: PathBuf,
 }
 
 /// `cargo oxide new`.
@@ -339,6 +427,27 @@ mod tests {
                 "{args:?} reaches the backend as CUDA_OXIDE_PANIC_MESSAGES={value}"
             );
         }
+    }
+
+    #[test]
+    fn fuzz_campaign_and_subcommands() {
+        let parsed =
+            Cli::try_parse_from(["cargo-oxide", "fuzz", "--seeds", "0..2000", "--jobs", "2"]);
+        let Command::Fuzz(fuzz) = parsed.unwrap().command else {
+            panic!("not the fuzz command");
+        };
+        assert!(fuzz.action.is_none());
+        assert_eq!(fuzz.campaign.seeds, Some(0..2000));
+        assert_eq!(fuzz.campaign.jobs, 2);
+        let parsed = Cli::try_parse_from(["cargo-oxide", "fuzz", "reduce", "17"]);
+        let Command::Fuzz(fuzz) = parsed.unwrap().command else {
+            panic!("not the fuzz command");
+        };
+        assert!(matches!(
+            fuzz.action,
+            Some(FuzzAction::Reduce(ReduceOptions { seed: 17, .. }))
+        ));
+        assert!(Cli::try_parse_from(["cargo-oxide", "fuzz", "--seeds", "9..3"]).is_err());
     }
 
     #[test]

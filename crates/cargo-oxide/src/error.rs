@@ -109,6 +109,18 @@ pub enum OxideError {
     )]
     NoDeviceCode(PathBuf),
 
+    #[error("the CPU side of the fuzz batch `{}` failed: {stderr}", .binary.display())]
+    FuzzCpu { binary: PathBuf, stderr: String },
+
+    #[error(
+        "`{0}` is not a class of `cargo oxide fuzz`: use unsupported, internal-error, \
+         llc-failure, ptxas-failure, rustc-rejected or cpu-panic"
+    )]
+    FuzzClass(String),
+
+    #[error("the program of seed {seed} is {class} here: nothing to reduce")]
+    FuzzNothingToReduce { seed: u64, class: String },
+
     #[error("could not read or write `{}`: {source}", .path.display())]
     Io {
         path: PathBuf,

@@ -10,6 +10,7 @@ mod cache;
 mod cli;
 mod doctor;
 mod error;
+mod fuzz;
 mod libdevice;
 mod new;
 mod pipeline;
@@ -67,6 +68,11 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }),
+        Command::Fuzz(command) => match &command.action {
+            None => fuzz::fuzz(&command.campaign),
+            Some(cli::FuzzAction::Reduce(options)) => fuzz::reduce(options),
+            Some(cli::FuzzAction::Show { seed }) => Ok(fuzz::show(*seed)),
+        },
         Command::Doctor => Ok(doctor::doctor()),
     };
     result.unwrap_or_else(|error| {

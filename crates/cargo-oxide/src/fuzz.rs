@@ -1,0 +1,807 @@
+//! `cargo oxide fuzz`: differential testing with random programs (see docs/fuzzing.md).
+//!
+//! Programs come from `oxide-fuzz`, many to a crate (a batch): each is a module `prog_<seed>`
+//! with its kernel `k_<seed>`. A batch that fails to build is split until every program is
+//! classified: those the messages name are taken out at once, the others by halving. The
+//! programs that build go through `ptxas`, run on the CPU (their outputs are recorded), and
+//! into the GPU bundle, whose runner launches every kernel and compares bit for bit.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use oxide_fuzz::Program;
+
+/// A program to build: its seed and the text of its module (generated, reduced, or a
+/// regression reproducer from a file).
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub seed: u64,
+    pub text: String,
+}
+
+impl Unit {
+    fn of(program: &Program) -> Unit {
+        Unit {
+            seed: program.seed,
+            text: program.render(),
+        }
+    }
+
+    /// The reproducers of a folder: every `<seed>.rs`, in seed order.
+    fn from_dir(dir: &Path) -> Result<Vec<Unit>, OxideError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| OxideError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let mut units = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(seed) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".rs"))
+                .and_then(|n| n.parse().ok())
+            else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&path).map_err(|source| OxideError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            units.push(Unit { seed, text });
+        }
+        units.sort_by_key(|u| u.seed);
+        Ok(units)
+    }
+}
+
+use crate::backend;
+use crate::bundle;
+use crate::cli::{BuildTarget, FuzzOptions, ReduceOptions};
+use crate::error::OxideError;
+use crate::user_build;
+
+const RUNNER: &str = include_str!("../templates/fuzz/runner.rs");
+
+/// What became of a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Built, passed ptxas and ran on the CPU: goes to the GPU.
+    Ok,
+    /// A clear build error naming an unsupported construct.
+    Unsupported,
+    /// A crash or internal error of the compiler.
+    Internal,
+    /// `llc` (or `opt`) failed.
+    Llc,
+    /// `ptxas` refused the PTX.
+    Ptxas,
+    /// rustc's front end refused the program: a defect of the generator.
+    Rejected,
+    /// The program panicked on the CPU: a defect of the generator.
+    CpuPanic,
+}
+
+impl Class {
+    pub const ALL: [Class; 7] = [
+        Class::Ok,
+        Class::Unsupported,
+        Class::Internal,
+        Class::Llc,
+        Class::Ptxas,
+        Class::Rejected,
+        Class::CpuPanic,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Class::Ok => "ok",
+            Class::Unsupported => "unsupported",
+            Class::Internal => "internal-error",
+            Class::Llc => "llc-failure",
+            Class::Ptxas => "ptxas-failure",
+            Class::Rejected => "rustc-rejected",
+            Class::CpuPanic => "cpu-panic",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses `A..B` (B excluded) or a single seed.
+pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, String> {
+    let bad = || format!("`{text}` is not a seed range; write it as `A..B`, e.g. `0..2000`");
+    match text.split_once("..") {
+        Some((a, b)) => {
+            let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+            if a < b { Ok(a..b) } else { Err(bad()) }
+        }
+        None => {
+            let a: u64 = text.parse().map_err(|_| bad())?;
+            Ok(a..a + 1)
+        }
+    }
+}
+
+/// Where batches are built.
+struct Workspace {
+    /// Batch crates live here.
+    dir: PathBuf,
+    /// The cargo target directory the batches share (their dependencies build once).
+    target_dir: PathBuf,
+    backend: PathBuf,
+    ptxas: Option<PathBuf>,
+    /// Every build's outcome is appended here.
+    log: PathBuf,
+    /// Build with the release profile (no overflow checks, rustc's MIR optimisations).
+    release: bool,
+}
+
+/// A batch that built: its artifacts, and the programs in it.
+struct Built {
+    ptx: PathBuf,
+    binary: PathBuf,
+}
+
+/// Why a build (or ptxas) failed.
+struct Failure {
+    class: Class,
+    message: String,
+    /// The seeds the messages name.
+    named: Vec<u64>,
+}
+
+impl Workspace {
+    fn new(dir: &Path, target_dir: PathBuf, release: bool) -> Result<Self, OxideError> {
+        std::fs::create_dir_all(dir).map_err(|source| OxideError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        Ok(Workspace {
+            dir: dir.to_owned(),
+            target_dir,
+            backend: backend::backend_dylib(false)?,
+            ptxas: find_ptxas(),
+            log: dir.join("builds.log"),
+            release,
+        })
+    }
+
+    /// Writes the crate `name` holding `programs`.
+    fn write_crate(&self, name: &str, programs: &[Unit]) -> Result<PathBuf, OxideError> {
+        let root = backend::repo_root()?;
+        let dir = self.dir.join(name);
+        let _ = std::fs::remove_dir_all(dir.join("src"));
+        write(&dir.join("src/fz.rs"), oxide_fuzz::SUPPORT)?;
+        write(&dir.join("src/runner.rs"), RUNNER)?;
+        let path = |krate: &str| {
+            format!(
+                "{:?}",
+                root.join("crates").join(krate).display().to_string()
+            )
+        };
+        write(
+            &dir.join("Cargo.toml"),
+            &format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 [dependencies]\ncuda-device = {{ path = {} }}\ncuda-host = {{ path = {} }}\noxide-fuzz = {{ path = {} }}\n\n\
+                 [profile.dev]\ndebug = false\nincremental = false\nstrip = true\n\n\
+                 [profile.release]\nincremental = false\nstrip = true\n\n[workspace]\n",
+                path("cuda-device"),
+                path("cuda-host"),
+                path("oxide-fuzz"),
+            ),
+        )?;
+        let lock = root.join("examples/Cargo.lock");
+        if !dir.join("Cargo.lock").exists() && lock.is_file() {
+            let _ = std::fs::copy(&lock, dir.join("Cargo.lock"));
+        }
+        let mut main = String::from(
+            "//! A batch of programs generated by oxide-fuzz (`cargo oxide fuzz`).\n\
+             #![allow(warnings)]\n\nmod fz;\nmod runner;\n",
+        );
+        let mut kernels = String::new();
+        let mut table = String::new();
+        for p in programs {
+            let module = format!("prog_{}", p.seed);
+            write(&dir.join(format!("src/{module}.rs")), &p.text)?;
+            main.push_str(&format!("mod {module};\n"));
+            kernels.push_str(&format!(
+                "    #[kernel]\n    pub fn {}(input: &[u64], mut out: DisjointSlice<u64>) {{\n        \
+                 let i = thread::index_1d();\n        if let Some(o) = out.get_mut(i) {{\n            \
+                 *o = crate::{module}::run(input[i.get()]);\n        }}\n    }}\n\n",
+                format_args!("k_{}", p.seed)
+            ));
+            table.push_str(&format!("    ({}, {module}::run),\n", p.seed));
+        }
+        main.push_str(&format!(
+            "\n#[cuda_host::cuda_module]\nmod kernels {{\n    use cuda_device::{{DisjointSlice, kernel, thread}};\n\n{kernels}}}\n\n\
+             const PROGRAMS: &[runner::Program] = &[\n{table}];\n\n\
+             fn main() -> std::process::ExitCode {{\n    runner::main(PROGRAMS)\n}}\n"
+        ));
+        write(&dir.join("src/main.rs"), &main)?;
+        Ok(dir.join("Cargo.toml"))
+    }
+
+    /// Builds the crate `name` with `programs`, and checks its PTX with ptxas.
+    fn build(&self, name: &str, programs: &[Unit]) -> Result<Result<Built, Failure>, OxideError> {
+        let manifest = self.write_crate(name, programs)?;
+        let target = BuildTarget {
+            example: None,
+            manifest_path: Some(manifest.clone()),
+            release: self.release,
+            arch: Some("sm_90".to_owned()),
+            features: Vec::new(),
+            verbose: false,
+            device_debug: None,
+            // Rust's float semantics: the CPU side rounds every operation.
+            fmad: false,
+        };
+        let started = std::time::Instant::now();
+        let mut cargo = user_build::cargo_with_backend(&target, &self.backend, &self.target_dir);
+        cargo
+            .env("CARGO_NET_OFFLINE", "true")
+            .env("CARGO_INCREMENTAL", "0")
+            .args(["build", "--color", "never", "--manifest-path"])
+            .arg(&manifest);
+        if self.release {
+            cargo.arg("--release");
+        }
+        let output = cargo.output().map_err(|source| OxideError::Spawn {
+            command: "cargo build".into(),
+            source,
+        })?;
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        self.note(&format!(
+            "== build {name} ({} programs, {:.1} s): {}\n{}",
+            programs.len(),
+            started.elapsed().as_secs_f64(),
+            if output.status.success() {
+                "ok"
+            } else {
+                "failed"
+            },
+            if output.status.success() { "" } else { &stderr }
+        ));
+        if !output.status.success() {
+            return Ok(Err(classify_build(&stderr, programs)));
+        }
+        let artifacts = self
+            .target_dir
+            .join(if self.release { "release" } else { "debug" });
+        let ptx = user_build::publish_ptx(&artifacts)?
+            .into_iter()
+            .find(|p| p.file_stem().is_some_and(|s| s == name))
+            .ok_or_else(|| OxideError::NoDeviceCode(manifest.clone()))?;
+        if let Some(ptxas) = &self.ptxas {
+            let out = Command::new(ptxas)
+                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .arg(&ptx)
+                .output()
+                .map_err(|source| OxideError::Spawn {
+                    command: ptxas.display().to_string(),
+                    source,
+                })?;
+            if !out.status.success() {
+                let text = String::from_utf8_lossy(&out.stderr).into_owned();
+                self.note(&format!("== ptxas {name}: failed\n{text}"));
+                return Ok(Err(Failure {
+                    class: Class::Ptxas,
+                    message: first_lines(&text, 3),
+                    named: Vec::new(),
+                }));
+            }
+        }
+        Ok(Ok(Built {
+            ptx,
+            binary: artifacts.join(name),
+        }))
+    }
+
+    fn note(&self, text: &str) {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+        {
+            let _ = writeln!(f, "{text}");
+        }
+    }
+
+    /// Classifies `programs` (built as the crate `name`): records each failing one in
+    /// `results` and returns the artifacts of the build of all the others.
+    fn settle(
+        &self,
+        name: &str,
+        programs: Vec<Unit>,
+        results: &mut BTreeMap<u64, (Class, String)>,
+    ) -> Result<Option<(Built, Vec<Unit>)>, OxideError> {
+        if programs.is_empty() {
+            return Ok(None);
+        }
+        let failure = match self.build(name, &programs)? {
+            Ok(built) => return Ok(Some((built, programs))),
+            Err(failure) => failure,
+        };
+        let named: Vec<u64> = failure
+            .named
+            .iter()
+            .copied()
+            .filter(|s| programs.iter().any(|p| p.seed == *s))
+            .collect();
+        if !named.is_empty() {
+            for &seed in &named {
+                results.insert(seed, (failure.class, failure.message.clone()));
+            }
+            let rest = programs
+                .into_iter()
+                .filter(|p| !named.contains(&p.seed))
+                .collect();
+            return self.settle(name, rest, results);
+        }
+        if programs.len() == 1 {
+            results.insert(programs[0].seed, (failure.class, failure.message));
+            return Ok(None);
+        }
+        let mut left = programs;
+        let right = left.split_off(left.len() / 2);
+        let mut survivors = Vec::new();
+        for half in [left, right] {
+            if let Some((_, kept)) = self.settle(name, half, results)? {
+                survivors.extend(kept);
+            }
+        }
+        self.settle(name, survivors, results)
+    }
+}
+
+/// The class, message and named programs of a failed build's messages.
+fn classify_build(stderr: &str, programs: &[Unit]) -> Failure {
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error") && !l.starts_with("error: could not compile"))
+        .collect();
+    let all = errors.join("\n");
+    let class = if errors.iter().any(|l| l.starts_with("error[E")) {
+        Class::Rejected
+    } else if stderr.contains("internal error")
+        || stderr.contains("panicked")
+        || stderr.contains("does not verify")
+        || stderr.contains("lowering the device code to LLVM failed")
+        || stderr.contains("exporting the device code as LLVM IR failed")
+        || stderr.contains("mem2reg failed")
+        || errors.is_empty()
+    {
+        Class::Internal
+    } else if stderr.contains("generating PTX failed") {
+        Class::Llc
+    } else {
+        Class::Unsupported
+    };
+    let named = programs
+        .iter()
+        .map(|p| p.seed)
+        .filter(|seed| {
+            let module = format!("prog_{seed}");
+            let kernel = format!("k_{seed}");
+            oxide_fuzz_mentions(stderr, &module) || oxide_fuzz_mentions(stderr, &kernel)
+        })
+        .collect();
+    let message = if all.is_empty() {
+        first_lines(stderr, 3)
+    } else {
+        first_lines(&all, 2)
+    };
+    Failure {
+        class,
+        message,
+        named,
+    }
+}
+
+fn oxide_fuzz_mentions(text: &str, name: &str) -> bool {
+    oxide_fuzz::mentions(text, name)
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+fn write(path: &Path, text: &str) -> Result<(), OxideError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| OxideError::Io {
+            path: parent.to_owned(),
+            source,
+        })?;
+    }
+    // Unchanged files keep their time stamps, so cargo does not rebuild for nothing.
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|source| OxideError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// `ptxas`: `PTXAS`, PATH, `/usr/local/cuda/bin`, or Python's NVIDIA packages.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("ptxas"))
+            .find(|p| p.is_file())
+    });
+    on_path
+        .or_else(|| Some(PathBuf::from("/usr/local/cuda/bin/ptxas")).filter(|p| p.is_file()))
+        .or_else(|| {
+            let out = Command::new("python3")
+                .args([
+                    "-c",
+                    "import glob,site;print(next(iter(sorted(glob.glob(site.getsitepackages()[0]+'/nvidia/*/bin/ptxas'))),''))",
+                ])
+                .output()
+                .ok()?;
+            let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            (!path.is_empty()).then(|| PathBuf::from(path))
+        })
+}
+
+/// The outcome of a campaign.
+pub struct Campaign {
+    pub results: BTreeMap<u64, (Class, String)>,
+    pub bundle: PathBuf,
+}
+
+/// Runs a campaign: generates, builds, classifies, records the CPU outputs, fills the bundle.
+pub fn fuzz(options: &FuzzOptions) -> Result<ExitCode, OxideError> {
+    let campaign = campaign(options)?;
+    let mut counts: BTreeMap<Class, usize> = BTreeMap::new();
+    for (class, _) in campaign.results.values() {
+        *counts.entry(*class).or_default() += 1;
+    }
+    let mut failing = false;
+    println!("cargo oxide fuzz: {} programs", campaign.results.len());
+    for class in Class::ALL {
+        let n = counts.get(&class).copied().unwrap_or(0);
+        println!("  {:<15} {n}", class.name());
+        if class != Class::Ok && class != Class::Unsupported && n > 0 {
+            failing = true;
+        }
+    }
+    for (seed, (class, message)) in &campaign.results {
+        if *class != Class::Ok {
+            println!("  {class} {seed}: {message}");
+        }
+    }
+    println!(
+        "cargo oxide fuzz: GPU bundle in {}; run {}/run.sh on a machine with a GPU",
+        campaign.bundle.display(),
+        campaign.bundle.display()
+    );
+    Ok(if failing {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
+    let work = bundle::resolve_dir(&options.work)?;
+    let bundle_dir = bundle::resolve_dir(&options.bundle)?;
+    let _ = std::fs::remove_dir_all(&bundle_dir);
+    std::fs::create_dir_all(&bundle_dir).map_err(|source| OxideError::Io {
+        path: bundle_dir.clone(),
+        source,
+    })?;
+    let seeds: Vec<u64> = options
+        .seeds
+        .clone()
+        .unwrap_or(if options.programs.is_some() {
+            0..0
+        } else {
+            0..100
+        })
+        .collect();
+    let mut batches: Vec<(String, Vec<u64>, Option<Vec<Unit>>)> = seeds
+        .chunks(options.batch.max(1))
+        .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
+        .collect();
+    if let Some(dir) = &options.programs {
+        let units = Unit::from_dir(&bundle::resolve_dir(dir)?)?;
+        if !units.is_empty() {
+            let seeds = units.iter().map(|u| u.seed).collect();
+            batches.push(("reg".to_owned(), seeds, Some(units)));
+        }
+    }
+    let jobs = options.jobs.clamp(1, batches.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(BTreeMap::new());
+    let runner = std::sync::Mutex::new(None::<PathBuf>);
+    let release = options.release;
+    let first_error = std::sync::Mutex::new(None::<OxideError>);
+    std::thread::scope(|scope| {
+        for job in 0..jobs {
+            let (next, results, runner, first_error) = (&next, &results, &runner, &first_error);
+            let (work, bundle_dir, batches) = (&work, &bundle_dir, &batches);
+            scope.spawn(move || {
+                let run = || -> Result<(), OxideError> {
+                    let ws = Workspace::new(work, work.join(format!("target-{job}")), release)?;
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(batch) = batches.get(i) else {
+                            return Ok(());
+                        };
+                        let mut local = BTreeMap::new();
+                        let (name, seeds, units) = batch;
+                        let units = units.clone().unwrap_or_else(|| {
+                            seeds
+                                .iter()
+                                .map(|&s| Unit::of(&oxide_fuzz::generate(s)))
+                                .collect()
+                        });
+                        let binary = run_batch(&ws, name, units, bundle_dir, &mut local)?;
+                        results.lock().unwrap().extend(local);
+                        let mut runner = runner.lock().unwrap();
+                        if runner.is_none()
+                            && let Some(binary) = binary
+                        {
+                            let to = bundle_dir.join("fuzz-runner");
+                            std::fs::copy(&binary, &to).map_err(|source| OxideError::Io {
+                                path: to.clone(),
+                                source,
+                            })?;
+                            *runner = Some(to);
+                        }
+                    }
+                };
+                if let Err(e) = run() {
+                    first_error.lock().unwrap().get_or_insert(e);
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().unwrap() {
+        return Err(e);
+    }
+    let script = bundle_dir.join("run.sh");
+    write(&script, RUN_SH)?;
+    bundle::set_executable(&script).map_err(|source| OxideError::Io {
+        path: script.clone(),
+        source,
+    })?;
+    let results = results.into_inner().unwrap();
+    let mut report = String::new();
+    for (seed, (class, message)) in &results {
+        report.push_str(&format!("{seed}\t{class}\t{message}\n"));
+    }
+    write(&work.join("report.tsv"), &report)?;
+    Ok(Campaign {
+        results,
+        bundle: bundle_dir,
+    })
+}
+
+const RUN_SH: &str = r#"#!/usr/bin/env bash
+# Runs every generated program of this bundle on the local GPU and compares with the CPU's
+# outputs (made by `cargo oxide fuzz`), one process per batch (a kernel fault spoils only its
+# own batch's context). When some differ, the failing batches run again from cubins that
+# ptxas made at -O0 and at -O3, to tell a ptxas miscompile from ours.
+cd "$(dirname "${BASH_SOURCE[0]}")"
+shopt -s nullglob
+ok=0; mismatch=0; fault=0; seeds=(); failing=()
+for f in b*.expect reg*.expect; do
+    out=$(./fuzz-runner gpu "$f" 2>&1)
+    echo "$out" | grep -v -e '^failing seeds: ' -e ' ok, .* mismatch, .* fault$'
+    line=$(echo "$out" | grep -E '^[0-9]+ ok, [0-9]+ mismatch, [0-9]+ fault$' | tail -1)
+    if [ -z "$line" ]; then
+        echo "RUNNER-ERROR $f"
+        failing+=("$f"); fault=$((fault + 1)); continue
+    fi
+    read -r o _ m _ x _ <<<"$line"
+    ok=$((ok + o)); mismatch=$((mismatch + m)); fault=$((fault + x))
+    seeds+=($(echo "$out" | sed -n 's/^failing seeds: \[\(.*\)\]$/\1/p' | tr -d ,))
+    if [ $((m + x)) -gt 0 ]; then failing+=("$f"); fi
+done
+ptxas="${PTXAS:-ptxas}"
+if [ ${#failing[@]} -gt 0 ] && command -v "$ptxas" >/dev/null; then
+    for f in "${failing[@]}"; do
+        stem="${f%.expect}"
+        "$ptxas" -arch=sm_90 -O0 "$stem.ptx" -o "$stem.O0.cubin"
+        "$ptxas" -arch=sm_90 -O3 "$stem.ptx" -o "$stem.O3.cubin"
+        for level in O0 O3; do
+            echo "== $f from a ptxas -$level cubin"
+            FUZZ_IMAGE_SUFFIX=".$level.cubin" ./fuzz-runner gpu "$f"
+        done
+    done
+fi
+echo "$ok ok, $mismatch mismatch, $fault fault"
+echo "failing seeds: [${seeds[*]}]"
+[ ${#failing[@]} -eq 0 ]
+"#;
+
+/// Builds and classifies one batch; puts its PTX and CPU outputs into the bundle. Returns the
+/// batch's binary when it built.
+fn run_batch(
+    ws: &Workspace,
+    name: &str,
+    programs: Vec<Unit>,
+    bundle_dir: &Path,
+    results: &mut BTreeMap<u64, (Class, String)>,
+) -> Result<Option<PathBuf>, OxideError> {
+    eprintln!(
+        "cargo oxide fuzz: batch {name}: {} programs, seeds {}..={}",
+        programs.len(),
+        programs[0].seed,
+        programs[programs.len() - 1].seed
+    );
+    let Some((built, kept)) = ws.settle(name, programs, results)? else {
+        return Ok(None);
+    };
+    let expect = bundle_dir.join(format!("{name}.expect"));
+    let out = Command::new(&built.binary)
+        .arg("cpu")
+        .arg(&expect)
+        .output()
+        .map_err(|source| OxideError::Spawn {
+            command: built.binary.display().to_string(),
+            source,
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for p in &kept {
+        let prefix = format!("cpu-panic {}: ", p.seed);
+        match stdout.lines().find_map(|l| l.strip_prefix(&prefix)) {
+            Some(message) => results.insert(p.seed, (Class::CpuPanic, message.to_owned())),
+            None => results.insert(p.seed, (Class::Ok, String::new())),
+        };
+    }
+    if !out.status.success() {
+        return Err(OxideError::FuzzCpu {
+            binary: built.binary,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    let ptx_to = bundle_dir.join(format!("{name}.ptx"));
+    std::fs::copy(&built.ptx, &ptx_to).map_err(|source| OxideError::CopyPtx {
+        from: built.ptx.clone(),
+        to: ptx_to,
+        source,
+    })?;
+    Ok(Some(built.binary))
+}
+
+/// `cargo oxide fuzz reduce`: shrinks the program of a seed while its class stays the same.
+pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
+    let work = bundle::resolve_dir(&options.work)?;
+    let ws = Workspace::new(&work, work.join("target-reduce"), options.release)?;
+    let name = "reduce";
+    let mut program = oxide_fuzz::generate(options.seed);
+    let class_of = |p: &Program| -> Result<(Class, String), OxideError> {
+        let mut results = BTreeMap::new();
+        let built = ws.settle(name, vec![Unit::of(p)], &mut results)?;
+        if let Some((built, _)) = built {
+            let file = ws.dir.join("reduce.expect");
+            let out = Command::new(&built.binary)
+                .arg("cpu")
+                .arg(&file)
+                .output()
+                .map_err(|source| OxideError::Spawn {
+                    command: built.binary.display().to_string(),
+                    source,
+                })?;
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            if let Some(line) = stdout.lines().find(|l| l.starts_with("cpu-panic")) {
+                return Ok((Class::CpuPanic, line.to_owned()));
+            }
+            return Ok((Class::Ok, String::new()));
+        }
+        Ok(results
+            .remove(&p.seed)
+            .unwrap_or((Class::Internal, String::new())))
+    };
+    let (class, message) = class_of(&program)?;
+    let want = match &options.class {
+        Some(name) => Class::parse(name).ok_or_else(|| OxideError::FuzzClass(name.clone()))?,
+        None => class,
+    };
+    eprintln!(
+        "cargo oxide fuzz reduce: seed {} is {class} ({} nodes): {message}",
+        options.seed,
+        program.size()
+    );
+    if class != want || want == Class::Ok {
+        return Err(OxideError::FuzzNothingToReduce {
+            seed: options.seed,
+            class: class.to_string(),
+        });
+    }
+    let needle = options.message.clone();
+    let keeps = |c: Class, m: &str| c == want && needle.as_deref().is_none_or(|n| m.contains(n));
+    let mut progress = true;
+    while progress {
+        progress = false;
+        let mut i = 0;
+        loop {
+            let edits = program.edits();
+            let Some(edit) = edits.get(i) else { break };
+            let candidate = program.apply(edit);
+            let (c, m) = class_of(&candidate)?;
+            if keeps(c, &m) {
+                program = candidate;
+                progress = true;
+                eprintln!("cargo oxide fuzz reduce: {} nodes", program.size());
+            } else {
+                i += 1;
+            }
+        }
+    }
+    let text = program.render();
+    let out = work.join(format!("reduced_{}.rs", options.seed));
+    write(&out, &text)?;
+    println!("{text}");
+    eprintln!(
+        "cargo oxide fuzz reduce: seed {} reduced to {} nodes ({want}); written to {}",
+        options.seed,
+        program.size(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo oxide fuzz show`: prints the program of a seed.
+pub fn show(seed: u64) -> ExitCode {
+    print!("{}", oxide_fuzz::generate(seed).render());
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_ranges() {
+        assert_eq!(parse_seeds("0..2000"), Ok(0..2000));
+        assert_eq!(parse_seeds("7"), Ok(7..8));
+        assert!(parse_seeds("5..5").is_err());
+        assert!(parse_seeds("a..b").is_err());
+    }
+
+    #[test]
+    fn build_messages_are_classified() {
+        let programs = vec![
+            Unit::of(&oxide_fuzz::generate(3)),
+            Unit::of(&oxide_fuzz::generate(4)),
+        ];
+        let rustc =
+            "error[E0308]: mismatched types\n --> src/prog_4.rs:9:5\nerror: could not compile `b3`";
+        let f = classify_build(rustc, &programs);
+        assert_eq!((f.class, f.named.clone()), (Class::Rejected, vec![4]));
+        let unsupported = "error: device code of crate `b3`: cannot compile `b3::prog_3::run` for the GPU: a constant holding a pointer\n --> src/prog_3.rs:20:9";
+        let f = classify_build(unsupported, &programs);
+        assert_eq!((f.class, f.named.clone()), (Class::Unsupported, vec![3]));
+        let internal =
+            "error: internal error in cuda-oxide while compiling the device code of crate `b3`: x";
+        let f = classify_build(internal, &programs);
+        assert_eq!((f.class, f.named.clone()), (Class::Internal, vec![]));
+        let llc = "error: device code of crate `b3`: generating PTX failed: llc failed";
+        assert_eq!(classify_build(llc, &programs).class, Class::Llc);
+        assert_eq!(classify_build("Killed", &programs).class, Class::Internal);
+    }
+}
