@@ -220,8 +220,10 @@ pub enum Error {
         "{culprit} faulted on the GPU: {source}\nhint: a panic in device code (an index \
          out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, which \
          the driver reports like this; check the indices the kernel computes against the \
-         lengths of its buffers.{narrow} The CUDA context cannot be used after a fault: create \
-         a new process to continue",
+         lengths of its buffers. A build with panic messages (the default without `--release`, \
+         or CUDA_OXIDE_PANIC_MESSAGES=1 when building) reports a panic's message, \
+         file:line:column, block and thread instead of this fault.{narrow} The CUDA context \
+         cannot be used after a fault: create a new process to continue",
         culprit = fault_culprit(kernel, in_flight),
         narrow = if in_flight.is_empty() {
             ""
@@ -444,6 +446,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("out of bounds"), "{text}");
+        assert!(text.contains("CUDA_OXIDE_PANIC_MESSAGES=1"), "{text}");
 
         let load = Error::ModuleLoad {
             crate_name: "app",
