@@ -11,13 +11,8 @@ use std::sync::Mutex;
 use regex::Regex;
 
 /// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file,
-/// without panic messages (`CUDA_OXIDE_PANIC_MESSAGES=0`, as in a release build): panics are
-/// bare traps, as the snapshots show.
-fn stages(fixture: &'static str) -> PathBuf {
-    stages_with(fixture, false)
-}
-
-/// The stage outputs of `fixture`, with or without panic messages.
+/// with or without panic messages (`CUDA_OXIDE_PANIC_MESSAGES`; the snapshots of [stage] are
+/// without, as in a release build: panics are bare traps).
 fn stages_with(fixture: &'static str, panic_messages: bool) -> PathBuf {
     static DIRS: Mutex<BTreeMap<(&str, bool), PathBuf>> = Mutex::new(BTreeMap::new());
     let mut dirs = DIRS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
