@@ -150,6 +150,9 @@ struct Workspace {
 /// A batch that built: its artifacts, and the programs in it.
 struct Built {
     ptx: PathBuf,
+    /// The cubin ptxas made of `ptx` (as the backend embeds one beside the PTX), when a ptxas
+    /// was found.
+    cubin: Option<PathBuf>,
     binary: PathBuf,
 }
 
@@ -285,9 +288,12 @@ impl Workspace {
             .into_iter()
             .find(|p| p.file_stem().is_some_and(|s| s == name))
             .ok_or_else(|| OxideError::NoDeviceCode(manifest.clone()))?;
+        let mut cubin = None;
         if let Some(ptxas) = &self.ptxas {
+            let cubin_path = ptx.with_extension("cubin");
             let out = Command::new(ptxas)
-                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .args(["-arch=sm_90", "-o"])
+                .arg(&cubin_path)
                 .arg(&ptx)
                 .output()
                 .map_err(|source| OxideError::Spawn {
@@ -303,9 +309,11 @@ impl Workspace {
                     named: Vec::new(),
                 }));
             }
+            cubin = Some(cubin_path);
         }
         Ok(Ok(Built {
             ptx,
+            cubin,
             binary: artifacts.join(name),
         }))
     }
@@ -527,10 +535,19 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
         .collect();
     if let Some(dir) = &options.programs {
-        let units = Unit::from_dir(&bundle::resolve_dir(dir)?)?;
+        let dir = bundle::resolve_dir(dir)?;
+        let units = Unit::from_dir(&dir)?;
         if !units.is_empty() {
             let seeds = units.iter().map(|u| u.seed).collect();
-            batches.push(("reg".to_owned(), seeds, Some(units)));
+            // `reg-<folder>`: batches of several folders can share a bundle.
+            let folder: String = dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("programs")
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            batches.push((format!("reg_{folder}"), seeds, Some(units)));
         }
     }
     let jobs = options.jobs.clamp(1, batches.len().max(1));
@@ -604,39 +621,49 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
 const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Runs every generated program of this bundle on the local GPU and compares with the CPU's
 # outputs (made by `cargo oxide fuzz`), one process per batch (a kernel fault spoils only its
-# own batch's context). When some differ, the failing batches run again from cubins that
-# ptxas made at -O0 and at -O3, to tell a ptxas miscompile from ours.
+# own batch's context), twice: from the cubin the build's ptxas made (what a program built by
+# cargo oxide loads on a GPU of its architecture) and from the PTX (compiled by the driver's
+# JIT, what an other architecture gets). When some differ, the failing batches run again from
+# cubins that this machine's ptxas makes at -O0 and at -O3, to tell a ptxas miscompile from ours.
 cd "$(dirname "${BASH_SOURCE[0]}")"
 shopt -s nullglob
-ok=0; mismatch=0; fault=0; seeds=(); failing=()
-for f in b*.expect reg*.expect; do
-    out=$(./fuzz-runner gpu "$f" 2>&1)
-    echo "$out" | grep -v -e '^failing seeds: ' -e ' ok, .* mismatch, .* fault$'
-    line=$(echo "$out" | grep -E '^[0-9]+ ok, [0-9]+ mismatch, [0-9]+ fault$' | tail -1)
-    if [ -z "$line" ]; then
-        echo "RUNNER-ERROR $f"
-        failing+=("$f"); fault=$((fault + 1)); continue
-    fi
-    read -r o _ m _ x _ <<<"$line"
-    ok=$((ok + o)); mismatch=$((mismatch + m)); fault=$((fault + x))
-    seeds+=($(echo "$out" | sed -n 's/^failing seeds: \[\(.*\)\]$/\1/p' | tr -d ,))
-    if [ $((m + x)) -gt 0 ]; then failing+=("$f"); fi
-done
+status=0
+failing=()
+run_image() {
+    local suffix=$1 ok=0 mismatch=0 fault=0 seeds=() f out line o m x
+    for f in b*.expect reg*.expect; do
+        [ -e "${f%.expect}$suffix" ] || continue
+        out=$(FUZZ_IMAGE_SUFFIX="$suffix" ./fuzz-runner gpu "$f" 2>&1)
+        echo "$out" | grep -v -e '^failing seeds: ' -e ' ok, .* mismatch, .* fault$'
+        line=$(echo "$out" | grep -E '^[0-9]+ ok, [0-9]+ mismatch, [0-9]+ fault$' | tail -1)
+        if [ -z "$line" ]; then
+            echo "RUNNER-ERROR $f ($suffix)"
+            failing+=("$f"); fault=$((fault + 1)); continue
+        fi
+        read -r o _ m _ x _ <<<"$line"
+        ok=$((ok + o)); mismatch=$((mismatch + m)); fault=$((fault + x))
+        seeds+=($(echo "$out" | sed -n 's/^failing seeds: \[\(.*\)\]$/\1/p' | tr -d ,))
+        if [ $((m + x)) -gt 0 ]; then failing+=("$f"); fi
+    done
+    echo "from the $suffix images: $ok ok, $mismatch mismatch, $fault fault"
+    echo "failing seeds ($suffix): [${seeds[*]}]"
+    if [ $((mismatch + fault)) -gt 0 ]; then status=1; fi
+}
+run_image .cubin
+run_image .ptx
 ptxas="${PTXAS:-ptxas}"
 if [ ${#failing[@]} -gt 0 ] && command -v "$ptxas" >/dev/null; then
-    for f in "${failing[@]}"; do
+    for f in $(printf '%s\n' "${failing[@]}" | sort -u); do
         stem="${f%.expect}"
         "$ptxas" -arch=sm_90 -O0 "$stem.ptx" -o "$stem.O0.cubin"
         "$ptxas" -arch=sm_90 -O3 "$stem.ptx" -o "$stem.O3.cubin"
         for level in O0 O3; do
-            echo "== $f from a ptxas -$level cubin"
+            echo "== $f from this machine's ptxas -$level"
             FUZZ_IMAGE_SUFFIX=".$level.cubin" ./fuzz-runner gpu "$f"
         done
     done
 fi
-echo "$ok ok, $mismatch mismatch, $fault fault"
-echo "failing seeds: [${seeds[*]}]"
-[ ${#failing[@]} -eq 0 ]
+exit $status
 "#;
 
 /// Builds and classifies one batch; puts its PTX and CPU outputs into the bundle. Returns the
@@ -686,6 +713,14 @@ fn run_batch(
         to: ptx_to,
         source,
     })?;
+    if let Some(cubin) = &built.cubin {
+        let cubin_to = bundle_dir.join(format!("{name}.cubin"));
+        std::fs::copy(cubin, &cubin_to).map_err(|source| OxideError::CopyPtx {
+            from: cubin.clone(),
+            to: cubin_to,
+            source,
+        })?;
+    }
     Ok(Some(built.binary))
 }
 
@@ -694,7 +729,7 @@ pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     let work = bundle::resolve_dir(&options.work)?;
     let ws = Workspace::new(&work, work.join("target-reduce"), options.release)?;
     let name = "reduce";
-    let mut program = oxide_fuzz::generate(options.seed);
+    let program = oxide_fuzz::generate(options.seed);
     let class_of = |p: &Program| -> Result<(Class, String), OxideError> {
         let mut results = BTreeMap::new();
         let built = ws.settle(name, vec![Unit::of(p)], &mut results)?;
@@ -736,24 +771,14 @@ pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     }
     let needle = options.message.clone();
     let keeps = |c: Class, m: &str| c == want && needle.as_deref().is_none_or(|n| m.contains(n));
-    let mut progress = true;
-    while progress {
-        progress = false;
-        let mut i = 0;
-        loop {
-            let edits = program.edits();
-            let Some(edit) = edits.get(i) else { break };
-            let candidate = program.apply(edit);
-            let (c, m) = class_of(&candidate)?;
-            if keeps(c, &m) {
-                program = candidate;
-                progress = true;
-                eprintln!("cargo oxide fuzz reduce: {} nodes", program.size());
-            } else {
-                i += 1;
-            }
+    let program = program.shrink(|candidate| {
+        let (c, m) = class_of(candidate)?;
+        let kept = keeps(c, &m);
+        if kept {
+            eprintln!("cargo oxide fuzz reduce: {} nodes", candidate.size());
         }
-    }
+        Ok::<_, OxideError>(kept)
+    })?;
     let text = program.render();
     let out = work.join(format!("reduced_{}.rs", options.seed));
     write(&out, &text)?;

@@ -331,5 +331,210 @@ fn full_debug_is_unoptimised_with_dwarf() {
     if let Some(ptxas) = llvm_export::find_ptxas() {
         llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90")
             .expect("ptxas accepts the full debug PTX");
+        // The cubin the backend embeds is built with `-g` (ptxas refuses `-g -O3`).
+        let cubin = llvm_export::assemble_cubin(&ptxas, &ptx, "sm_90")
+            .expect("ptxas assembles the full debug PTX to a cubin");
+        assert!(
+            cubin.windows(11).any(|w| w == b".debug_info"),
+            "the cubin keeps the DWARF"
+        );
+    }
+}
+
+/// The named variables of the fixture's functions in the `.ll`, as
+/// `function: name (arg N) line L type` lines, with the type as its DWARF node names it; and
+/// the variables that a `#dbg_declare` record puts in a stack slot.
+fn fixture_variables(ll: &str) -> (Vec<String>, Vec<String>) {
+    let node = Regex::new(r"(?m)^!(\d+) = (.*)$").unwrap();
+    let nodes: BTreeMap<String, String> = node
+        .captures_iter(ll)
+        .map(|c| (format!("!{}", &c[1]), c[2].to_string()))
+        .collect();
+    let field = |text: &str, name: &str| -> Option<String> {
+        let pattern = format!("{name}: ");
+        text.split(&pattern).nth(1).map(|rest| {
+            rest.split([',', ')'])
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches('"')
+                .to_string()
+        })
+    };
+    let subprogram_name = |id: &str| -> Option<String> {
+        let text = nodes.get(id)?;
+        let file = nodes.get(&field(text, "file")?)?;
+        file.contains("golden_lines/src/lib.rs")
+            .then(|| field(text, "name").unwrap_or_default())
+    };
+    let type_text = |id: &str| -> String {
+        let text = &nodes[id];
+        let name = field(text, "name").unwrap_or_default();
+        if text.starts_with("!DICompositeType(tag: DW_TAG_structure_type") {
+            // `struct NAME { member: its type's name, .. }`.
+            let elements = field(text, "elements").unwrap_or_default();
+            let members: Vec<String> = nodes[&elements]
+                .trim_matches(|c| c == '!' || c == '{' || c == '}')
+                .split(", ")
+                .map(|m| {
+                    let member = &nodes[&format!("!{}", m.trim_start_matches('!'))];
+                    let base = field(member, "baseType").unwrap_or_default();
+                    format!(
+                        "{}@{}: {}",
+                        field(member, "name").unwrap_or_default(),
+                        field(member, "offset").unwrap_or_default(),
+                        field(&nodes[&base], "name").unwrap_or_default()
+                    )
+                })
+                .collect();
+            format!(
+                "struct {name} size {} {{ {} }}",
+                field(text, "size").unwrap_or_default(),
+                members.join(", ")
+            )
+        } else if text.starts_with("!DIDerivedType(tag: DW_TAG_pointer_type") {
+            let base = field(text, "baseType").unwrap_or_default();
+            let base = nodes
+                .get(&base)
+                .and_then(|b| field(b, "name"))
+                .unwrap_or(base);
+            format!("pointer {name} to {base}")
+        } else {
+            format!("{name} {}", field(text, "encoding").unwrap_or_default())
+        }
+    };
+    let mut variables = Vec::new();
+    let mut ids = BTreeMap::new();
+    for (id, text) in &nodes {
+        if !text.starts_with("!DILocalVariable(") {
+            continue;
+        }
+        let Some(function) = field(text, "scope").and_then(|s| subprogram_name(&s)) else {
+            continue;
+        };
+        let arg = field(text, "arg")
+            .map(|a| format!(" (arg {a})"))
+            .unwrap_or_default();
+        let line = format!(
+            "{function}: {}{arg} line {} type {}",
+            field(text, "name").unwrap_or_default(),
+            field(text, "line").unwrap_or_default(),
+            type_text(&field(text, "type").unwrap_or_default()),
+        );
+        ids.insert(id.clone(), line.clone());
+        variables.push(line);
+    }
+    let declare =
+        Regex::new(r"#dbg_declare\(ptr %[\w.]+, (!\d+), !DIExpression\(\), !\d+\)").unwrap();
+    let declared = declare
+        .captures_iter(ll)
+        .filter_map(|c| ids.get(&c[1]).cloned())
+        .collect();
+    variables.sort();
+    (variables, declared)
+}
+
+#[test]
+fn full_debug_describes_named_locals() {
+    let ll = stage(Some("full"), "ll");
+    let (variables, mut declared) = fixture_variables(&ll);
+    let line = |needle| source_line(needle);
+    let mut expected = vec![
+        format!(
+            "golden_lines::saxpy: a (arg 1) line {} type f32 DW_ATE_float",
+            line("pub fn saxpy")
+        ),
+        format!(
+            "golden_lines::saxpy: x (arg 2) line {} type struct &[f32] size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn saxpy")
+        ),
+        format!(
+            "golden_lines::saxpy: y (arg 3) line {} type struct DisjointSlice<f32> size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn saxpy")
+        ),
+        format!(
+            "golden_lines::stencil: x (arg 1) line {} type struct &[f32] size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn stencil")
+        ),
+        format!(
+            "golden_lines::stencil: out (arg 2) line {} type struct DisjointSlice<f32> size 128 \
+             {{ data_ptr@0: *const f32, length@64: usize }}",
+            line("pub fn stencil")
+        ),
+        format!(
+            "golden_lines::saxpy: y_i line {} type pointer &mut f32 to f32",
+            line("if let Some(y_i)")
+        ),
+        format!(
+            "golden_lines::scale: a (arg 1) line {} type f32 DW_ATE_float",
+            line("fn scale(a: f32")
+        ),
+        format!(
+            "golden_lines::scale: x (arg 2) line {} type f32 DW_ATE_float",
+            line("fn scale(a: f32")
+        ),
+        format!(
+            "golden_lines::stencil: t line {} type usize DW_ATE_unsigned",
+            line("let t = ")
+        ),
+        format!(
+            "golden_lines::stencil: i line {} type usize DW_ATE_unsigned",
+            line("let i = index.get()")
+        ),
+        format!(
+            "golden_lines::stencil: sum line {} type f32 DW_ATE_float",
+            line("let mut sum")
+        ),
+        format!(
+            "golden_lines::stencil: k line {} type usize DW_ATE_unsigned",
+            line("for (k, w)")
+        ),
+        format!(
+            "golden_lines::stencil: slot line {} type pointer &mut f32 to f32",
+            line("if let Some(slot)")
+        ),
+        format!(
+            "golden_lines::stencil::{{closure#0}}: j (arg 2) line {} type usize DW_ATE_unsigned",
+            line("let at = |j: usize|")
+        ),
+        format!(
+            "golden_lines::stencil: w line {} type pointer &f32 to f32",
+            line("for (k, w)")
+        ),
+    ];
+    expected.sort();
+    assert_eq!(variables, expected, "{ll}");
+    // Each one is declared in its stack slot, once.
+    declared.sort();
+    assert_eq!(declared, expected, "{ll}");
+    // Other aggregates (the `ThreadIndex`es `i` of saxpy and `index` of the stencil) are not
+    // described: the lists above are exact.
+    assert!(
+        !variables
+            .iter()
+            .any(|v| v.contains("saxpy: i ") || v.contains(": index ")),
+        "{variables:?}"
+    );
+    // The PTX's DWARF holds them, and ptxas takes it (checked by
+    // `full_debug_is_unoptimised_with_dwarf`).
+    let ptx = stage(Some("full"), "ptx");
+    assert!(ptx.contains("DW_TAG_formal_parameter"), "{ptx}");
+    assert!(ptx.contains("DW_TAG_variable"), "{ptx}");
+    assert!(ptx.contains("DW_TAG_pointer_type"), "{ptx}");
+    assert!(ptx.contains("DW_TAG_structure_type"), "{ptx}");
+    assert!(ptx.contains("DW_TAG_member"), "{ptx}");
+}
+
+#[test]
+fn only_full_debug_describes_locals() {
+    for level in [None, Some("lines"), Some("none")] {
+        let ll = stage(level, "ll");
+        assert!(
+            !ll.contains("DILocalVariable") && !ll.contains("#dbg_declare"),
+            "{level:?}:\n{ll}"
+        );
     }
 }

@@ -69,6 +69,150 @@ impl fmt::Display for DeviceDebug {
     }
 }
 
+/// The key of the attribute of an `llvm.alloca` that holds a named Rust variable (written by
+/// [DebugVariable::encode]); with [DeviceDebug::Full] the slot gets a `#dbg_declare` record.
+pub const ATTR_KEY_DEBUG_VARIABLE: &str = "llvm_export_debug_variable";
+
+/// The DWARF type of a variable: the scalars and thin pointers that debuggers show as they are.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DebugType {
+    /// `i8` .. `i128`, `isize` (`DW_ATE_signed`); the Rust name and size in bits.
+    Signed(String, u32),
+    /// `u8` .. `u128`, `usize` (`DW_ATE_unsigned`).
+    Unsigned(String, u32),
+    /// `f16`, `f32`, `f64`, `f128` (`DW_ATE_float`).
+    Float(String, u32),
+    /// `bool` (`DW_ATE_boolean`, one byte).
+    Bool,
+    /// `char` (`DW_ATE_UTF`, 32 bits).
+    Char,
+    /// A thin pointer or reference (`DW_TAG_pointer_type`, 64 bits), named as Rust names it,
+    /// to a scalar type (shown as such) or to anything else (`None`: an untyped address).
+    Pointer(String, Option<Box<DebugType>>),
+    /// A slice reference (`&[T]`, `&str`) or a `DisjointSlice<T>`, held as `{ ptr, i64 }`:
+    /// a structure of two members, `data_ptr` (a pointer to the element type, as
+    /// [DebugType::Pointer]) and `length` (`usize`), as rustc describes slices. The Rust name
+    /// of the type and the element.
+    Slice(String, Option<Box<DebugType>>),
+}
+
+/// A named Rust variable held in a stack slot: its name, and for a parameter its 1-based
+/// position among the function's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DebugVariable {
+    /// The name in the source.
+    pub name: String,
+    /// The position of a parameter (1-based); `None` for other variables.
+    pub arg: Option<u32>,
+    /// Its type.
+    pub ty: DebugType,
+}
+
+type Fields<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
+
+/// The Rust name of a type.
+fn type_name(ty: &DebugType) -> String {
+    match ty {
+        DebugType::Signed(name, _)
+        | DebugType::Unsigned(name, _)
+        | DebugType::Float(name, _)
+        | DebugType::Pointer(name, _)
+        | DebugType::Slice(name, _) => name.clone(),
+        DebugType::Bool => "bool".into(),
+        DebugType::Char => "char".into(),
+    }
+}
+
+/// The separator of the fields of an encoded [DebugVariable] (no Rust name contains it).
+const SEP: char = '\u{1f}';
+
+impl DebugType {
+    fn encode(&self, out: &mut Vec<String>) {
+        match self {
+            DebugType::Signed(name, bits) => {
+                out.extend(["i".into(), name.clone(), bits.to_string()])
+            }
+            DebugType::Unsigned(name, bits) => {
+                out.extend(["u".into(), name.clone(), bits.to_string()])
+            }
+            DebugType::Float(name, bits) => {
+                out.extend(["f".into(), name.clone(), bits.to_string()])
+            }
+            DebugType::Bool => out.push("b".into()),
+            DebugType::Char => out.push("c".into()),
+            DebugType::Pointer(name, pointee) | DebugType::Slice(name, pointee) => {
+                let tag = if matches!(self, DebugType::Slice(..)) {
+                    "s"
+                } else {
+                    "p"
+                };
+                out.extend([tag.into(), name.clone()]);
+                match pointee {
+                    Some(pointee) => pointee.encode(out),
+                    None => out.push("-".into()),
+                }
+            }
+        }
+    }
+
+    fn decode(fields: &mut Fields<'_>) -> Option<DebugType> {
+        fn sized(fields: &mut Fields<'_>, make: fn(String, u32) -> DebugType) -> Option<DebugType> {
+            let name = fields.next()?.to_string();
+            let bits = fields.next()?.parse().ok()?;
+            Some(make(name, bits))
+        }
+        match fields.next()? {
+            "i" => sized(fields, DebugType::Signed),
+            "u" => sized(fields, DebugType::Unsigned),
+            "f" => sized(fields, DebugType::Float),
+            "b" => Some(DebugType::Bool),
+            "c" => Some(DebugType::Char),
+            tag @ ("p" | "s") => {
+                let name = fields.next()?.to_string();
+                let pointee = if fields.peek() == Some(&"-") {
+                    fields.next();
+                    None
+                } else {
+                    Some(Box::new(DebugType::decode(fields)?))
+                };
+                Some(if tag == "p" {
+                    DebugType::Pointer(name, pointee)
+                } else {
+                    DebugType::Slice(name, pointee)
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl DebugVariable {
+    /// The text of the attribute that carries the variable from the importer to the export.
+    pub fn encode(&self) -> String {
+        let mut fields = vec![
+            self.arg.map_or_else(String::new, |a| a.to_string()),
+            self.name.clone(),
+        ];
+        self.ty.encode(&mut fields);
+        fields.join(&SEP.to_string())
+    }
+
+    /// The variable of an [DebugVariable::encode]d text; `None` when malformed.
+    pub fn decode(text: &str) -> Option<DebugVariable> {
+        let mut fields = text.split(SEP).peekable();
+        let arg = match fields.next()? {
+            "" => None,
+            n => Some(n.parse().ok()?),
+        };
+        let name = fields.next()?.to_string();
+        let ty = DebugType::decode(&mut fields)?;
+        fields
+            .next()
+            .is_none()
+            .then_some(DebugVariable { name, arg, ty })
+    }
+}
+
 /// A source position: file (as rustc names it), line and column (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct SourcePos {
@@ -122,6 +266,8 @@ pub(crate) struct DebugInfo {
     comp_dir: PathBuf,
     compile_unit: usize,
     subroutine_type: usize,
+    /// The `DIBasicType` / `DIDerivedType` node of each variable type.
+    types: HashMap<DebugType, usize>,
 }
 
 impl DebugInfo {
@@ -137,6 +283,7 @@ impl DebugInfo {
             comp_dir: comp_dir.to_path_buf(),
             compile_unit: 0,
             subroutine_type: 0,
+            types: HashMap::new(),
         };
         // `!0` is the compile unit; its file follows.
         info.nodes.push(String::new());
@@ -237,6 +384,90 @@ impl DebugInfo {
         id
     }
 
+    /// Whether local variables are described (only with [DeviceDebug::Full]).
+    pub(crate) fn describes_variables(&self) -> bool {
+        self.level == DeviceDebug::Full
+    }
+
+    /// The `DILocalVariable` of `var`, declared at `pos` in `scope`, and the `DILocation` of
+    /// its declaration.
+    pub(crate) fn local_variable(
+        &mut self,
+        var: &DebugVariable,
+        pos: Option<&SourcePos>,
+        scope: Scope,
+    ) -> (usize, usize) {
+        let file = pos.map_or(scope.file, |pos| self.file_node(&pos.file));
+        let ty = self.type_node(&var.ty);
+        let arg = var.arg.map(|a| format!("arg: {a}, ")).unwrap_or_default();
+        let node = self.push(format!(
+            "!DILocalVariable(name: \"{}\", {arg}scope: !{}, file: !{file}, line: {}, type: !{ty})",
+            escape(&var.name),
+            scope.subprogram,
+            pos.map_or(0, |p| p.line),
+        ));
+        (node, self.location(pos, scope))
+    }
+
+    fn type_node(&mut self, ty: &DebugType) -> usize {
+        if let Some(&id) = self.types.get(ty) {
+            return id;
+        }
+        let basic = |name: &str, bits: u32, encoding: &str| {
+            format!(
+                "!DIBasicType(name: \"{}\", size: {bits}, encoding: {encoding})",
+                escape(name)
+            )
+        };
+        let node = match ty {
+            DebugType::Signed(name, bits) => basic(name, *bits, "DW_ATE_signed"),
+            DebugType::Unsigned(name, bits) => basic(name, *bits, "DW_ATE_unsigned"),
+            DebugType::Float(name, bits) => basic(name, *bits, "DW_ATE_float"),
+            DebugType::Bool => basic("bool", 8, "DW_ATE_boolean"),
+            DebugType::Char => basic("char", 32, "DW_ATE_UTF"),
+            DebugType::Pointer(name, pointee) => {
+                let base = match pointee {
+                    Some(pointee) => format!("!{}", self.type_node(pointee)),
+                    None => "null".to_string(),
+                };
+                format!(
+                    "!DIDerivedType(tag: DW_TAG_pointer_type, name: \"{}\", baseType: {base}, \
+                     size: 64, align: 64, dwarfAddressSpace: 0)",
+                    escape(name)
+                )
+            }
+            DebugType::Slice(name, elem) => {
+                let elem_name = elem.as_deref().map_or_else(|| "_".to_string(), type_name);
+                let data = self.type_node(&DebugType::Pointer(
+                    format!("*const {elem_name}"),
+                    elem.clone(),
+                ));
+                let length = self.type_node(&DebugType::Unsigned("usize".into(), 64));
+                // The structure is numbered before its members, which name it as their scope.
+                let id = self.push(String::new());
+                let member = |field: &str, ty: usize, offset: u32| {
+                    format!(
+                        "!DIDerivedType(tag: DW_TAG_member, name: \"{field}\", scope: !{id}, \
+                         baseType: !{ty}, size: 64, align: 64, offset: {offset})"
+                    )
+                };
+                let data_member = self.push(member("data_ptr", data, 0));
+                let length_member = self.push(member("length", length, 64));
+                let elements = self.push(format!("!{{!{data_member}, !{length_member}}}"));
+                self.nodes[id] = format!(
+                    "!DICompositeType(tag: DW_TAG_structure_type, name: \"{}\", size: 128, \
+                     align: 64, elements: !{elements})",
+                    escape(name)
+                );
+                self.types.insert(ty.clone(), id);
+                return id;
+            }
+        };
+        let id = self.push(node);
+        self.types.insert(ty.clone(), id);
+        id
+    }
+
     /// The named metadata and the numbered nodes, to end the module with.
     pub(crate) fn write(&self) -> String {
         let base = self.nodes.len();
@@ -333,6 +564,135 @@ mod tests {
         assert_eq!(DeviceDebug::parse("yes"), None);
         assert_eq!(DeviceDebug::default(), DeviceDebug::Lines);
         assert_eq!(DeviceDebug::Full.to_string(), "full");
+    }
+
+    #[test]
+    fn variables_round_trip_and_become_nodes() {
+        let w = DebugVariable {
+            name: "w".into(),
+            arg: None,
+            ty: DebugType::Pointer(
+                "&[u8; 4]".into(),
+                Some(Box::new(DebugType::Unsigned("u8".into(), 8))),
+            ),
+        };
+        let n = DebugVariable {
+            name: "n".into(),
+            arg: Some(2),
+            ty: DebugType::Signed("i32".into(), 32),
+        };
+        let untyped = DebugVariable {
+            name: "p".into(),
+            arg: None,
+            ty: DebugType::Pointer("*const Foo".into(), None),
+        };
+        let xs = DebugVariable {
+            name: "xs".into(),
+            arg: Some(1),
+            ty: DebugType::Slice(
+                "&[f32]".into(),
+                Some(Box::new(DebugType::Float("f32".into(), 32))),
+            ),
+        };
+        for var in [&w, &n, &untyped, &xs] {
+            assert_eq!(DebugVariable::decode(&var.encode()).as_ref(), Some(var));
+        }
+        assert_eq!(DebugVariable::decode("x"), None);
+        assert_eq!(
+            DebugVariable::decode(&format!("{}{SEP}extra", n.encode())),
+            None
+        );
+
+        let mut info = DebugInfo::new(DeviceDebug::Full, Path::new("/w"), "src/lib.rs");
+        assert!(info.describes_variables());
+        let pos = SourcePos {
+            file: "src/lib.rs".into(),
+            line: 4,
+            column: 9,
+        };
+        let scope = info.subprogram("k", "k", &pos);
+        let (wn, wl) = info.local_variable(&w, Some(&pos), scope);
+        let (nn, _) = info.local_variable(&n, Some(&pos), scope);
+        let (pn, _) = info.local_variable(&untyped, None, scope);
+        let (xn, _) = info.local_variable(&xs, Some(&pos), scope);
+        let text = info.write();
+        let node_text = |id: &str| -> String {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{id} = ")))
+                .unwrap_or_else(|| panic!("{id} in {text}"))
+                .to_string()
+        };
+        let field = |t: &str, name: &str| -> String {
+            t.split(&format!("{name}: "))
+                .nth(1)
+                .unwrap()
+                .split([',', ')'])
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        let slice = node_text(&field(&node_text(&format!("!{xn}")), "type"));
+        assert!(
+            slice.starts_with(
+                "!DICompositeType(tag: DW_TAG_structure_type, name: \"&[f32]\", size: 128"
+            ),
+            "{text}"
+        );
+        let elements = node_text(&field(&slice, "elements"));
+        let members: Vec<String> = elements
+            .trim_matches(|c| c == '!' || c == '{' || c == '}')
+            .split(", ")
+            .map(|m| node_text(&format!("!{}", m.trim_start_matches('!'))))
+            .collect();
+        assert!(
+            members[0].contains("name: \"data_ptr\"") && members[0].contains("offset: 0"),
+            "{text}"
+        );
+        assert!(
+            members[1].contains("name: \"length\"") && members[1].contains("offset: 64"),
+            "{text}"
+        );
+        let data = node_text(&field(&members[0], "baseType"));
+        assert!(
+            data.contains("DW_TAG_pointer_type, name: \"*const f32\""),
+            "{text}"
+        );
+        let sp = scope.subprogram;
+        assert!(
+            text.contains(&format!(
+                "!{wn} = !DILocalVariable(name: \"w\", scope: !{sp}, file: !1, line: 4, type: !"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "!{wl} = !DILocation(line: 4, column: 9, scope: !{sp})"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("!{nn} = !DILocalVariable(name: \"n\", arg: 2, ")),
+            "{text}"
+        );
+        assert!(
+            text.contains("!DIBasicType(name: \"u8\", size: 8, encoding: DW_ATE_unsigned)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("!DIBasicType(name: \"i32\", size: 32, encoding: DW_ATE_signed)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("DW_TAG_pointer_type, name: \"*const Foo\", baseType: null, size: 64"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "!{pn} = !DILocalVariable(name: \"p\", scope: !{sp}, file: !1, line: 0"
+            )),
+            "{text}"
+        );
+        assert!(!DebugInfo::new(DeviceDebug::Lines, Path::new("/w"), "a.rs").describes_variables());
     }
 
     #[test]

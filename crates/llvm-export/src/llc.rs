@@ -372,9 +372,20 @@ pub fn assemble_with_ptxas(ptxas: &Path, ptx: &str, target: &str) -> Result<(), 
     )
 }
 
+/// Whether `ptx` was generated with full debug information (`.target sm_XX, debug`): ptxas
+/// must then compile it with `-g` (it refuses `-g` with optimisation: "Optimized debugging not
+/// supported").
+pub fn is_debug_ptx(ptx: &str) -> bool {
+    ptx.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(".target"))
+        .is_some_and(|l| l.split(',').skip(1).any(|part| part.trim() == "debug"))
+}
+
 /// Assembles `ptx` for `target` (`sm_90`) with `ptxas` and returns the cubin (an ELF image the
 /// driver loads without compiling anything), or ptxas's diagnostics as a
-/// [`PtxError::ToolFailed`].
+/// [`PtxError::ToolFailed`]. PTX with full debug information ([is_debug_ptx]) is assembled
+/// with `-g` (unoptimised, with its DWARF), other PTX with `-O3`.
 pub fn assemble_cubin(ptxas: &Path, ptx: &str, target: &str) -> Result<Vec<u8>, PtxError> {
     let dir = TempDir::new()?;
     let input = dir.path.join("module.ptx");
@@ -388,7 +399,7 @@ pub fn assemble_cubin(ptxas: &Path, ptx: &str, target: &str) -> Result<Vec<u8>, 
         ptxas,
         &[
             arch.as_ref(),
-            "-O3".as_ref(),
+            if is_debug_ptx(ptx) { "-g" } else { "-O3" }.as_ref(),
             input.as_os_str(),
             "-o".as_ref(),
             cubin.as_os_str(),
@@ -452,6 +463,13 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_ptx_is_recognised_by_its_target() {
+        assert!(is_debug_ptx(".version 7.8\n.target sm_90, debug\n"));
+        assert!(!is_debug_ptx(".version 7.8\n.target sm_90\n// debug\n"));
+        assert!(!is_debug_ptx(".target sm_90a\n.section .debug_loc {}\n"));
+    }
 
     #[test]
     fn version_parsing() {

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use pliron::{
-    builtin::attributes::{BoolAttr, IntegerAttr, TypeAttr},
+    builtin::attributes::{BoolAttr, IntegerAttr, StringAttr, TypeAttr},
     builtin::op_interfaces::ATTR_KEY_CALLEE_TYPE,
     context::Ptr,
     identifier::Identifier,
@@ -588,7 +588,9 @@ impl FunctionWriter<'_> {
             .downcast_ref::<PointerType>()
             .map_or(0, PointerType::address_space);
         if addrspace == 0 {
-            return self.assign(o, line);
+            self.assign(o, line)?;
+            let result = self.result(o)?;
+            return self.declare_variable(o, &result);
         }
         let result = self.result(o)?;
         let generic = format!(
@@ -597,8 +599,40 @@ impl FunctionWriter<'_> {
                 .fresh(&format!("{}.generic", result.trim_start_matches('%')))
         );
         self.emit(format!("{generic} = {line}"))?;
+        self.declare_variable(o, &generic)?;
         let line = format!("addrspacecast ptr {generic} to {}", self.ty(res_ty)?);
         self.assign(o, line)
+    }
+
+    /// With full debug information, a `#dbg_declare` record after the alloca `o` (at
+    /// `slot`) that holds a named Rust variable ([crate::debug_info::ATTR_KEY_DEBUG_VARIABLE]).
+    fn declare_variable(&mut self, o: &OpCtx, slot: &str) -> Result<(), ExportError> {
+        let (Some(debug), Some(scope)) = (&mut self.state.debug, self.scope) else {
+            return Ok(());
+        };
+        if !debug.describes_variables() {
+            return Ok(());
+        }
+        let key = Identifier::try_from(crate::debug_info::ATTR_KEY_DEBUG_VARIABLE)
+            .expect("a valid attribute key");
+        let Some(text) = o
+            .ptr
+            .deref(self.ctx)
+            .attributes
+            .get::<StringAttr>(&key)
+            .cloned()
+        else {
+            return Ok(());
+        };
+        let Some(var) = crate::debug_info::DebugVariable::decode(&String::from(text)) else {
+            return Err(self.missing(o, "debug variable"));
+        };
+        let pos = crate::debug_info::source_pos(self.ctx, o.ptr.deref(self.ctx).loc());
+        let (node, loc) = debug.local_variable(&var, pos.as_ref(), scope);
+        self.out.push_str(&format!(
+            "    #dbg_declare(ptr {slot}, !{node}, !DIExpression(), !{loc})\n"
+        ));
+        Ok(())
     }
 
     fn gep(&mut self, o: &OpCtx, gep: &GetElementPtrOp) -> Result<(), ExportError> {

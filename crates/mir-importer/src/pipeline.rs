@@ -354,6 +354,7 @@ fn translate_module(
             overflow_checks: config.overflow_checks,
             target,
             locations: config.device_debug.enabled(),
+            variables: config.device_debug == llvm_export::DeviceDebug::Full,
             fmad: config.fmad,
             panic_messages: config.panic_messages,
         };

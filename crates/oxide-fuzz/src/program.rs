@@ -286,6 +286,33 @@ impl Program {
         p
     }
 
+    /// The reducer: tries the edits in turn and keeps each candidate that `keeps` accepts (the
+    /// failure persists), until no edit is accepted. Every accepted edit makes the program
+    /// smaller or replaces a variable by a literal, so this ends.
+    pub fn shrink<E>(
+        self,
+        mut keeps: impl FnMut(&Program) -> Result<bool, E>,
+    ) -> Result<Program, E> {
+        let mut program = self;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            let mut i = 0;
+            loop {
+                let edits = program.edits();
+                let Some(edit) = edits.get(i) else { break };
+                let candidate = program.apply(edit);
+                if keeps(&candidate)? {
+                    program = candidate;
+                    progress = true;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        Ok(program)
+    }
+
     fn drop_unused_items(&mut self) {
         loop {
             let body: Vec<String> = self.lets.iter().map(|l| l.expr.render()).collect();
@@ -381,6 +408,30 @@ mod tests {
         assert!(p.edits().contains(&Edit::Drop {
             at: p.lets.len() - 1
         }));
+    }
+
+    #[test]
+    fn shrinking_keeps_the_property_and_little_else() {
+        let seed = (0..100)
+            .find(|&s| crate::generate(s).render().contains(".wrapping_mul("))
+            .expect("some program multiplies");
+        let p = crate::generate(seed);
+        let mut asked = 0;
+        let small = p
+            .clone()
+            .shrink(|q| {
+                asked += 1;
+                Ok::<_, ()>(q.render().contains(".wrapping_mul("))
+            })
+            .unwrap();
+        assert!(asked > 0);
+        assert!(small.render().contains(".wrapping_mul("));
+        assert_eq!(small.lets.len(), 1, "{}", small.render());
+        assert!(small.size() <= 5, "{}", small.render());
+        assert!(small.size() < p.size());
+        // A property nothing but the original has: nothing is accepted.
+        let same = p.clone().shrink(|q| Ok::<_, ()>(q == &p)).unwrap();
+        assert_eq!(same, p);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use pliron::{
     arg_err,
     builtin::{
-        attributes::TypeAttr,
+        attributes::{StringAttr, TypeAttr},
         op_interfaces::{NOpdsInterface, NResultsInterface, OneResultInterface},
     },
     combine::{self, Parser},
@@ -131,7 +131,30 @@ impl AllocaOp {
     pub fn result(&self, ctx: &Context) -> Value {
         res(self, ctx, 0)
     }
+
+    /// Marks the slot as holding a named Rust variable that a debugger shows, described by
+    /// `description` (opaque here; the LLVM export reads it). Such a slot stays in memory:
+    /// mem2reg leaves it alone.
+    pub fn set_debug_variable(&self, ctx: &mut Context, description: String) {
+        self.get_operation().deref_mut(ctx).attributes.set(
+            ATTR_KEY_DEBUG_VARIABLE.clone(),
+            StringAttr::new(description),
+        );
+    }
+
+    /// The description given by [AllocaOp::set_debug_variable], if any.
+    pub fn debug_variable(&self, ctx: &Context) -> Option<String> {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .get::<StringAttr>(&ATTR_KEY_DEBUG_VARIABLE)
+            .map(|s| String::from(s.clone()))
+    }
 }
+
+/// The key of the attribute of a `mir.alloca` that holds a named variable for the debugger.
+pub static ATTR_KEY_DEBUG_VARIABLE: std::sync::LazyLock<Identifier> =
+    std::sync::LazyLock::new(|| "mir_debug_variable".try_into().expect("a valid key"));
 
 impl Printable for AllocaOp {
     fn fmt(
@@ -203,6 +226,10 @@ pub struct UnrelatedAllocInfo;
 #[op_interface_impl]
 impl PromotableAllocationInterface for AllocaOp {
     fn alloc_info(&self, ctx: &Context) -> Vec<AllocInfo> {
+        // A variable the debugger shows keeps its slot.
+        if self.debug_variable(ctx).is_some() {
+            return vec![];
+        }
         vec![AllocInfo {
             ptr: self.result(ctx),
             ty: self.allocated_type(ctx),

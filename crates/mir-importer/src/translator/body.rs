@@ -36,6 +36,9 @@ pub struct FunctionContext<'a> {
     pub target: dialect_nvvm::Target,
     /// Whether ops carry the source location they come from (for the PTX's line info).
     pub locations: bool,
+    /// Whether named variables keep their slots and are described for the debugger (the
+    /// full debug tier).
+    pub variables: bool,
     /// Contract float multiplications and additions into fused multiply-adds in every
     /// function (the build-wide opt-in; a kernel can also ask with `#[kernel(fmad)]`).
     pub fmad: bool,
@@ -83,6 +86,8 @@ pub struct FnTranslator<'a> {
     pub(crate) current_block: Option<usize>,
     /// The hidden `&Location` parameter of a `#[track_caller]` function.
     pub(crate) caller_location_param: Option<Value>,
+    /// Whether named variables are described for the debugger.
+    variables: bool,
 }
 
 impl FnTranslator<'_> {
@@ -106,6 +111,7 @@ pub fn translate_function(
         overflow_checks,
         target,
         locations,
+        variables,
         fmad,
         panic_messages,
     } = fcx;
@@ -189,6 +195,7 @@ pub fn translate_function(
         instance: function.instance,
         current_block: None,
         caller_location_param: None,
+        variables,
     };
     let body_loc = fx.location(body.span);
     if !body_loc.is_unknown() {
@@ -257,8 +264,16 @@ pub(crate) fn non_zst_type(
 
 impl FnTranslator<'_> {
     /// One `mir.alloca` per non-zero-sized local, and the parameters stored into theirs.
+    /// With `variables`, a slot that holds a named Rust variable is marked for the debugger
+    /// and gets the location of the variable's declaration.
     fn emit_slots(&mut self, arg_locals: &[Local], entry: Ptr<BasicBlock>) -> TResult<()> {
-        for (local, decl) in self.body.locals().iter().enumerate() {
+        let body = self.body;
+        let described = if self.variables {
+            super::var_debug_info::described_locals(body)
+        } else {
+            HashMap::new()
+        };
+        for (local, decl) in body.locals().iter().enumerate() {
             if self.unused[local] {
                 self.slots.push(None);
                 continue;
@@ -273,7 +288,17 @@ impl FnTranslator<'_> {
             }
             let ty = non_zst_type(self.ctx, self.types, decl.ty).map_err(|e| e.at(decl.span))?;
             let slot = match ty {
-                Some(ty) => Some(self.emit(|ctx| AllocaOp::new(ctx, ty)).result(self.ctx)),
+                Some(ty) => {
+                    let alloca = self.emit(|ctx| AllocaOp::new(ctx, ty));
+                    if let Some((variable, info)) = described.get(&local) {
+                        alloca.set_debug_variable(self.ctx, variable.encode());
+                        let loc = self.location(info.source_info.span);
+                        if !loc.is_unknown() {
+                            alloca.get_operation().deref_mut(self.ctx).set_loc(loc);
+                        }
+                    }
+                    Some(alloca.result(self.ctx))
+                }
                 None => None,
             };
             self.slots.push(slot);

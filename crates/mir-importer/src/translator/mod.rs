@@ -44,6 +44,7 @@ pub mod terminator;
 pub mod trait_object;
 pub mod types;
 pub mod validity;
+pub mod var_debug_info;
 pub mod x86;
 
 pub use body::translate_function;

@@ -5,7 +5,10 @@ use dialect_mir::{
     ops::{AllocaOp, LoadOp, StoreOp},
     types::is_bool,
 };
-use pliron::{context::Context, r#type::TypeHandle, value::Value};
+use pliron::{
+    builtin::attributes::StringAttr, context::Context, identifier::Identifier, op::Op,
+    r#type::TypeHandle, value::Value,
+};
 use pliron_llvm::{
     op_interfaces::{CastOpInterface, CastOpWithNNegInterface, VolatilityOpInterface},
     ops::{
@@ -20,15 +23,26 @@ use crate::{
 };
 
 /// `mir.alloca T` -> `llvm.alloca` of T's memory type in the entry block, aligned as rustc
-/// aligns T.
+/// aligns T. A slot that holds a named variable keeps its description for the debug
+/// metadata ([llvm_export::debug_info::ATTR_KEY_DEBUG_VARIABLE]).
 pub fn alloca(op: &AllocaOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let ty = op.allocated_type(ctx);
     let elem = memory_type(ctx, ty)?;
     let align = layout(ctx, ty)?.align;
+    let variable = op.debug_variable(ctx);
     let slot = rw.in_entry(ctx, |rw, ctx| {
         let one = rw.const_int(ctx, 64, 1);
         let alloca = LlvmAllocaOp::new(ctx, elem, one, 0);
         set_align(ctx, &alloca, align);
+        if let Some(variable) = variable {
+            let key = Identifier::try_from(llvm_export::debug_info::ATTR_KEY_DEBUG_VARIABLE)
+                .expect("a valid attribute key");
+            alloca
+                .get_operation()
+                .deref_mut(ctx)
+                .attributes
+                .set(key, StringAttr::new(variable));
+        }
         rw.value(ctx, alloca)
     });
     rw.replace(ctx, vec![slot]);
