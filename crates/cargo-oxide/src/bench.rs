@@ -32,6 +32,7 @@ pub fn build_into(
         verbose: false,
         device_debug,
         fmad: false,
+        panic_messages: None,
     };
     let built = user_build::build(&target)?;
     place(&built.artifact_dir, BENCH_CRATE, dir)?;

@@ -61,6 +61,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             verbose: false,
             device_debug: options.device_debug,
             fmad: false,
+            panic_messages: options.panic_messages,
         };
         let built = user_build::build(&target)?;
         place(&built.artifact_dir, name, &dir)?;

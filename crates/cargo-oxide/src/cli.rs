@@ -81,6 +81,14 @@ pub struct BundleOptions {
     /// Source information in the kernels' PTX (see `cargo oxide build --help`).
     #[arg(long, value_name = "LEVEL", value_enum)]
     pub device_debug: Option<DeviceDebug>,
+
+    /// Device panics record their message, `file:line:column`, block and thread for the
+    /// host's `Error::KernelPanic` (`on`, the default without `--release`) or are a bare trap
+    /// with no cost on the kernel's hot path (`off`, the default with `--release`); the same
+    /// as `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub panic_messages: Option<bool>,
 }
 
 /// `cargo oxide bench`.
@@ -236,6 +244,13 @@ pub struct BuildTarget {
     /// each operation rounds; `#[kernel(fmad)]` asks for it in one kernel.
     #[arg(long)]
     pub fmad: bool,
+    /// Device panics record their message, `file:line:column`, block and thread for the
+    /// host's `Error::KernelPanic` (`on`, the default for the dev profile) or are a bare trap
+    /// with no cost on the kernel's hot path (`off`, the default with `--release`); the same
+    /// as `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub panic_messages: Option<bool>,
     /// Source information in the kernels' PTX: `lines` (the default: Rust file:line for
     /// compute-sanitizer, cuda-gdb and Nsight Compute, like nvcc's -lineinfo), `full`
     /// (unoptimised, for stepping through a kernel, like nvcc's -G) or `none`
@@ -369,6 +384,7 @@ mod tests {
             panic!("not the build command");
         };
         assert!(target.fmad);
+        assert_eq!(target.panic_messages, None);
         let cargo = crate::user_build::cargo_with_backend(
             &target,
             std::path::Path::new("/backend.so"),
@@ -380,6 +396,37 @@ mod tests {
                 .any(|(k, v)| k == "CUDA_OXIDE_FMAD" && v == Some("1".as_ref())),
             "--fmad reaches the backend as CUDA_OXIDE_FMAD=1"
         );
+        assert!(
+            !cargo
+                .get_envs()
+                .any(|(k, _)| k == "CUDA_OXIDE_PANIC_MESSAGES"),
+            "without --panic-messages the profile decides"
+        );
+        for (args, value) in [
+            (&["--panic-messages"][..], "1"),
+            (&["--panic-messages=off"][..], "0"),
+            (&["--panic-messages", "on"][..], "1"),
+        ] {
+            let parsed = Cli::try_parse_from(
+                ["cargo-oxide", "build", "vecadd"]
+                    .into_iter()
+                    .chain(args.iter().copied()),
+            );
+            let Command::Build(target) = parsed.unwrap().command else {
+                panic!("not the build command");
+            };
+            let cargo = crate::user_build::cargo_with_backend(
+                &target,
+                std::path::Path::new("/backend.so"),
+                std::path::Path::new("/target"),
+            );
+            assert!(
+                cargo
+                    .get_envs()
+                    .any(|(k, v)| k == "CUDA_OXIDE_PANIC_MESSAGES" && v == Some(value.as_ref())),
+                "{args:?} reaches the backend as CUDA_OXIDE_PANIC_MESSAGES={value}"
+            );
+        }
     }
 
     #[test]

@@ -249,6 +249,8 @@ impl Workspace {
             device_debug: None,
             // Rust's float semantics: the CPU side rounds every operation.
             fmad: false,
+            // The profile's default: messages with debug assertions.
+            panic_messages: None,
         };
         let started = std::time::Instant::now();
         let mut cargo = user_build::cargo_with_backend(&target, &self.backend, &self.target_dir);

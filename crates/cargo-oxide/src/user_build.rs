@@ -218,6 +218,9 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if target.fmad {
         cargo.env("CUDA_OXIDE_FMAD", "1");
     }
+    if let Some(on) = target.panic_messages {
+        cargo.env("CUDA_OXIDE_PANIC_MESSAGES", if on { "1" } else { "0" });
+    }
     cargo
 }
 

@@ -10,14 +10,23 @@ use std::sync::Mutex;
 
 use regex::Regex;
 
-/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file.
-fn stages(fixture: &'static str) -> PathBuf {
-    static DIRS: Mutex<BTreeMap<&str, PathBuf>> = Mutex::new(BTreeMap::new());
+/// The stage outputs of the fixture crate `fixture`, generated once for all tests of this file,
+/// with or without panic messages (`CUDA_OXIDE_PANIC_MESSAGES`; the snapshots of [stage] are
+/// without, as in a release build: panics are bare traps).
+fn stages_with(fixture: &'static str, panic_messages: bool) -> PathBuf {
+    static DIRS: Mutex<BTreeMap<(&str, bool), PathBuf>> = Mutex::new(BTreeMap::new());
     let mut dirs = DIRS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    dirs.entry(fixture)
+    dirs.entry((fixture, panic_messages))
         .or_insert_with(|| {
             let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-            let out = repo.join(format!("tests/fixtures/target/golden-stages/{fixture}"));
+            let variant = if panic_messages {
+                "-panic-messages"
+            } else {
+                ""
+            };
+            let out = repo.join(format!(
+                "tests/fixtures/target/golden-stages/{fixture}{variant}"
+            ));
             let _ = std::fs::remove_dir_all(&out);
             // The file names in `Location`s (of `#[track_caller]` calls) are the same on
             // every checkout: the repository's path is remapped, as rustc allows.
@@ -34,6 +43,10 @@ fn stages(fixture: &'static str) -> PathBuf {
                 .arg("--out")
                 .arg(&out)
                 .env_remove("CUDA_OXIDE_TARGET")
+                .env(
+                    "CUDA_OXIDE_PANIC_MESSAGES",
+                    if panic_messages { "1" } else { "0" },
+                )
                 .status()
                 .expect("cargo-oxide runs");
             assert!(
@@ -47,9 +60,14 @@ fn stages(fixture: &'static str) -> PathBuf {
 
 /// The text of one stage of `fixture`, with what depends on the machine replaced: mangled
 /// symbols (their crate hashes depend on where the sources are) become `_R<n>` in order of
-/// appearance.
+/// appearance. Without panic messages.
 fn stage(fixture: &'static str, extension: &str) -> String {
-    let path = stages(fixture).join(format!("{fixture}.{extension}"));
+    stage_with(fixture, extension, false)
+}
+
+/// [stage], with or without panic messages.
+fn stage_with(fixture: &'static str, extension: &str, panic_messages: bool) -> String {
+    let path = stages_with(fixture, panic_messages).join(format!("{fixture}.{extension}"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
     let mut seen: Vec<String> = Vec::new();
@@ -106,6 +124,74 @@ fn llvm_ir() {
         "the shared array:\n{text}"
     );
     insta::assert_snapshot!("golden_kernels.ll", text);
+}
+
+/// The body of `.entry kernel` in `ptx`, up to its closing brace.
+fn entry_body<'a>(ptx: &'a str, kernel: &str) -> &'a str {
+    let start = ptx
+        .find(&format!(".visible .entry {kernel}("))
+        .unwrap_or_else(|| panic!("no entry `{kernel}`"));
+    let body = &ptx[start..];
+    &body[..body.find("\n}").expect("a closing brace")]
+}
+
+/// With panic messages (`CUDA_OXIDE_PANIC_MESSAGES=1`, the dev profile's default), panic
+/// paths cost nothing where nothing panics: in every kernel, the blocks that call a panic
+/// function (bounds and overflow checks) come after the kernel's `ret`, out of line, and
+/// vecadd's path to `ret` is its two bounds checks, the loads, the add and the store. The
+/// module has the panic record the host fills in.
+#[test]
+fn panic_paths_are_out_of_line() {
+    let text = stage_with("golden_kernels", "ptx", true);
+    // (`cuda_device__panic__RECORD`, whose `_RECORD` [stage] reads as a mangled symbol.)
+    assert!(
+        text.contains(".visible .global .align 8 .b8 cuda_device__panic_"),
+        "the panic record:\n{text}"
+    );
+    let mut calls = 0;
+    for kernel in ["vecadd", "triangle", "apply", "table"] {
+        let body = entry_body(&text, kernel);
+        let ret = body
+            .find("\tret;")
+            .unwrap_or_else(|| panic!("no ret in `{kernel}`"));
+        for (at, _) in body.match_indices("call.uni cuda_device__shims__panicking__") {
+            calls += 1;
+            assert!(
+                at > ret,
+                "`{kernel}` calls a panic function before its ret:\n{body}"
+            );
+        }
+    }
+    assert!(
+        calls >= 2,
+        "vecadd's bounds checks call panic_bounds_check:\n{text}"
+    );
+    let vecadd = entry_body(&text, "vecadd");
+    let hot = &vecadd[..vecadd.find("\tret;").unwrap()];
+    assert!(!hot.contains("call") && !hot.contains("trap"), "{hot}");
+    assert_eq!(hot.matches("ld.global").count(), 2, "{hot}");
+    assert_eq!(hot.matches("st.global").count(), 1, "{hot}");
+    assert_eq!(hot.matches("add.rn.f32").count(), 1, "{hot}");
+    insta::assert_snapshot!("golden_kernels.panic_messages.ptx", text);
+}
+
+/// Without panic messages (`CUDA_OXIDE_PANIC_MESSAGES=0`, the release profile's default) a
+/// panic is a bare trap: no panic function, no recorder, no record, no message text.
+#[test]
+fn without_panic_messages_panics_are_bare_traps() {
+    let text = stage("golden_kernels", "ptx");
+    for absent in [
+        "cuda_device__shims__panicking__",
+        "cuda_device__panic__",
+        "index out of bounds",
+    ] {
+        assert!(!text.contains(absent), "`{absent}` in:\n{text}");
+    }
+    let vecadd = entry_body(&text, "vecadd");
+    assert!(
+        vecadd.contains("trap;"),
+        "vecadd's bounds checks trap:\n{vecadd}"
+    );
 }
 
 #[test]

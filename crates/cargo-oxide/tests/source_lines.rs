@@ -41,6 +41,8 @@ fn stages(level: Option<&'static str>) -> PathBuf {
                 .arg(&out)
                 .env_remove("CUDA_OXIDE_TARGET")
                 .env_remove("CUDA_OXIDE_DEVICE_DEBUG")
+                // Panics as bare traps (as in a release build): the lines of the code itself.
+                .env("CUDA_OXIDE_PANIC_MESSAGES", "0")
                 .status()
                 .expect("cargo-oxide runs");
             assert!(status.success(), "cargo oxide pipeline failed ({name})");

@@ -18,6 +18,8 @@
 
 #![no_std]
 #![feature(core_float_math, ptr_alignment_type)]
+#![feature(panic_internals)]
+#![allow(internal_features)]
 
 pub mod atomic;
 pub mod cluster;
@@ -25,6 +27,7 @@ mod disjoint_slice;
 pub mod heap;
 mod intrinsic;
 pub mod mbarrier;
+pub mod panic;
 pub mod printf;
 pub mod shared;
 #[doc(hidden)]

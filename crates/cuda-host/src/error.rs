@@ -189,6 +189,27 @@ pub enum Error {
         device_max: u32,
     },
 
+    /// A kernel panicked: `panic!`, a failed `assert!`, `unwrap` on `None`, an index out of
+    /// bounds, an overflow... The first thread that panicked recorded its message, location
+    /// and coordinates (see [`crate::DevicePanic`]) before the kernel trapped.
+    #[error(
+        "{culprit} {panic}\nThe CUDA context cannot be used after a panic: create a new \
+         process to continue",
+        culprit = fault_culprit(kernel, in_flight),
+    )]
+    KernelPanic {
+        /// The kernel that panicked when that is certain; otherwise the last one launched of
+        /// those in flight (the record says which module's kernel panicked, not which kernel).
+        kernel: &'static str,
+        /// As for [`Error::KernelFault`]: the kernels in flight when it is not certain.
+        in_flight: Vec<&'static str>,
+        /// What the device recorded (boxed: it keeps `Error` small).
+        panic: Box<crate::panic::DevicePanic>,
+        /// The driver's error.
+        #[source]
+        source: DriverFailure,
+    },
+
     /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
     /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
     ///
@@ -199,8 +220,10 @@ pub enum Error {
         "{culprit} faulted on the GPU: {source}\nhint: a panic in device code (an index \
          out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, which \
          the driver reports like this; check the indices the kernel computes against the \
-         lengths of its buffers.{narrow} The CUDA context cannot be used after a fault: create \
-         a new process to continue",
+         lengths of its buffers. A build with panic messages (the default without `--release`, \
+         or CUDA_OXIDE_PANIC_MESSAGES=1 when building) reports a panic's message, \
+         file:line:column, block and thread instead of this fault.{narrow} The CUDA context \
+         cannot be used after a fault: create a new process to continue",
         culprit = fault_culprit(kernel, in_flight),
         narrow = if in_flight.is_empty() {
             ""
@@ -423,6 +446,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("out of bounds"), "{text}");
+        assert!(text.contains("CUDA_OXIDE_PANIC_MESSAGES=1"), "{text}");
 
         let load = Error::ModuleLoad {
             crate_name: "app",

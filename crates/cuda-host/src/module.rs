@@ -58,6 +58,8 @@ struct ModuleHandle {
     ctx: Arc<cu::CudaContext>,
     module: sys::CUmodule,
     crate_name: &'static str,
+    /// The module's panic record, when its kernels can panic.
+    panic: Option<Arc<crate::panic::PanicBuffer>>,
     image: ModuleImage,
 }
 
@@ -78,6 +80,9 @@ unsafe impl Sync for ModuleHandle {}
 
 impl Drop for ModuleHandle {
     fn drop(&mut self) {
+        if let Some(buffer) = &self.panic {
+            crate::panic::detach(buffer);
+        }
         if self.ctx.bind_to_thread().is_ok() {
             // SAFETY: the module was loaded on this context and no kernel handle outlives it.
             // An error here (a context broken by a fault) leaves nothing else to clean up.
@@ -123,11 +128,22 @@ impl PtxModule {
             )
         }
         .result();
-        loaded.ok().map(|()| PtxModule {
+        loaded.ok()?;
+        let panic = match crate::panic::attach(ctx.cu_ctx() as usize, module) {
+            Ok(panic) => panic,
+            Err(_) => {
+                // SAFETY: the module was just loaded and nothing refers to it yet. The PTX
+                // path then reports the allocation failure.
+                let _ = unsafe { result::module::unload(module) };
+                return None;
+            }
+        };
+        Some(PtxModule {
             handle: Arc::new(ModuleHandle {
                 ctx,
                 module,
                 crate_name,
+                panic,
                 image: ModuleImage::Cubin,
             }),
         })
@@ -178,14 +194,22 @@ impl PtxModule {
         }
         .result();
         match loaded {
-            Ok(()) => Ok(PtxModule {
-                handle: Arc::new(ModuleHandle {
-                    ctx,
-                    module,
-                    crate_name,
-                    image: ModuleImage::Ptx,
-                }),
-            }),
+            Ok(()) => {
+                let panic = crate::panic::attach(ctx.cu_ctx() as usize, module).map_err(|e| {
+                    // SAFETY: the module was just loaded and nothing refers to it yet.
+                    let _ = unsafe { result::module::unload(module) };
+                    classify(e, "allocating the module's panic record")
+                })?;
+                Ok(PtxModule {
+                    handle: Arc::new(ModuleHandle {
+                        ctx,
+                        module,
+                        crate_name,
+                        panic,
+                        image: ModuleImage::Ptx,
+                    }),
+                })
+            }
             Err(e) if is_fault(&e.into()) => Err(fault(e.into(), Some(ctx.cu_ctx() as usize))),
             Err(e) => Err(refusal(
                 &ctx,
@@ -361,11 +385,19 @@ impl Kernel {
         if let Err(e) = launched {
             let source = DriverFailure::from(e);
             return Err(if is_fault(&source) && inflight::launches_block() {
-                // Synchronous launches report their own kernel's fault.
-                Error::KernelFault {
-                    kernel: self.name,
-                    in_flight: Vec::new(),
-                    source,
+                // Synchronous launches report their own kernel's fault (or panic).
+                match crate::panic::recorded(Some(self.module.ctx.cu_ctx() as usize)) {
+                    Some(panic) => Error::KernelPanic {
+                        kernel: self.name,
+                        in_flight: Vec::new(),
+                        panic: Box::new(panic),
+                        source,
+                    },
+                    None => Error::KernelFault {
+                        kernel: self.name,
+                        in_flight: Vec::new(),
+                        source,
+                    },
                 }
             } else if is_fault(&source) {
                 // A sticky fault of a kernel launched earlier: this one was not queued.
@@ -474,6 +506,14 @@ pub(crate) fn fault(source: DriverFailure, ctx: Option<usize>) -> Error {
         .unwrap_or("(none launched through cuda-host)");
     if suspects.len() == 1 && !overflowed {
         suspects.clear();
+    }
+    if let Some(panic) = crate::panic::recorded(ctx) {
+        return Error::KernelPanic {
+            kernel,
+            in_flight: suspects,
+            panic: Box::new(panic),
+            source,
+        };
     }
     Error::KernelFault {
         kernel,

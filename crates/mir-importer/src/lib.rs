@@ -16,6 +16,7 @@ extern crate rustc_hir;
 extern crate rustc_middle;
 extern crate rustc_public;
 extern crate rustc_public_bridge;
+extern crate rustc_span;
 
 pub mod intrinsics;
 pub mod naming;

@@ -28,7 +28,7 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     if let Some(base) = reserved_oxide_symbols::device_extern_base_name(&path) {
         return base.to_owned();
     }
-    if let Some(symbol) = crate::shims::shim_for(&canonical_path(instance)).and_then(path_symbol) {
+    if let Some(symbol) = shim_of(instance).and_then(path_symbol) {
         return symbol;
     }
     // An intrinsic with a fallback body is called under the symbol of that body.
@@ -40,10 +40,17 @@ pub fn export_name(instance: &Instance, is_kernel: bool) -> String {
     }
 }
 
+/// The device version of `instance`'s function, if it has one ([`crate::shims`]). The lookup
+/// uses the path where the function is defined, as the collector does: `rustc_public`'s names
+/// follow re-exports (`core::option::unwrap_failed` prints as `std::option::unwrap_failed`).
+pub fn shim_of(instance: &Instance) -> Option<&'static str> {
+    crate::shims::shim_for(&canonical_path(instance))
+}
+
 /// The path of `instance`'s item as its crate defines it (`alloc::alloc::__rust_alloc`), not
 /// as the current crate sees it (`my_crate::alloc::alloc::__rust_alloc` after `extern crate
 /// alloc;`): what [`crate::shims`] lists.
-fn canonical_path(instance: &Instance) -> String {
+pub fn canonical_path(instance: &Instance) -> String {
     use rustc_middle::ty::print::{
         with_no_trimmed_paths, with_no_visible_paths, with_resolve_crate_name,
     };

@@ -64,6 +64,10 @@ pub struct PipelineConfig {
     /// Also assemble the PTX into a cubin for `target` with `ptxas` (when one is found), so
     /// that the host needs no JIT compilation at load on a GPU of that architecture.
     pub cubin: bool,
+    /// Compile panic paths so that a panic records its message, location and thread for the
+    /// host (`CUDA_OXIDE_PANIC_MESSAGES`; on by default in builds with debug assertions).
+    /// Without it, a panic is a bare trap and its message is never built.
+    pub panic_messages: bool,
 }
 
 /// The cubin of a run ([PipelineConfig::cubin]): the image, or why there is none.
@@ -330,6 +334,7 @@ fn translate_module(
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
     let mut globals = GlobalRegistry::new(module_block, target);
+    globals.set_panic_messages(config.panic_messages);
     let mut rustc_mir = String::new();
     for (index, function) in functions.iter().enumerate() {
         let Some(body) = function.instance.body() else {
@@ -351,6 +356,7 @@ fn translate_module(
             locations: config.device_debug.enabled(),
             variables: config.device_debug == llvm_export::DeviceDebug::Full,
             fmad: config.fmad,
+            panic_messages: config.panic_messages,
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {

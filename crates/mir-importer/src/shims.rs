@@ -35,6 +35,34 @@ shims! {
     /// `core` ships these without MIR.
     "core::slice::memchr::memchr_aligned" => "cuda_device::shims::memchr::memchr_aligned",
     "core::slice::memchr::memrchr" => "cuda_device::shims::memchr::memrchr";
+    /// `core`'s panic entry points (without MIR): device versions that record the message
+    /// for the host (`cuda_device::panic`, see `translator::panic`).
+    "core::panicking::panic_fmt" => "cuda_device::shims::panicking::panic_fmt",
+    "core::panicking::panic_nounwind_fmt" => "cuda_device::shims::panicking::panic_nounwind_fmt",
+    "core::panicking::const_panic_fmt" => "cuda_device::shims::panicking::const_panic_fmt",
+    "core::panicking::panic" => "cuda_device::shims::panicking::panic",
+    "core::panicking::panic_str_2015" => "cuda_device::shims::panicking::panic_str_2015",
+    "core::panicking::panic_nounwind" => "cuda_device::shims::panicking::panic_nounwind",
+    "core::panicking::panic_nounwind_nobacktrace" => "cuda_device::shims::panicking::panic_nounwind_nobacktrace",
+    "core::panicking::panic_bounds_check" => "cuda_device::shims::panicking::panic_bounds_check",
+    "core::panicking::panic_misaligned_pointer_dereference" => "cuda_device::shims::panicking::panic_misaligned_pointer_dereference",
+    "core::panicking::panic_null_pointer_dereference" => "cuda_device::shims::panicking::panic_null_pointer_dereference",
+    "core::panicking::panic_invalid_enum_construction" => "cuda_device::shims::panicking::panic_invalid_enum_construction",
+    "core::panicking::assert_failed_inner" => "cuda_device::shims::panicking::assert_failed_inner",
+    "core::panicking::panic_const::panic_const_add_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_add_overflow",
+    "core::panicking::panic_const::panic_const_sub_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_sub_overflow",
+    "core::panicking::panic_const::panic_const_mul_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_mul_overflow",
+    "core::panicking::panic_const::panic_const_div_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_div_overflow",
+    "core::panicking::panic_const::panic_const_rem_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_rem_overflow",
+    "core::panicking::panic_const::panic_const_neg_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_neg_overflow",
+    "core::panicking::panic_const::panic_const_shr_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_shr_overflow",
+    "core::panicking::panic_const::panic_const_shl_overflow" => "cuda_device::shims::panicking::panic_const::panic_const_shl_overflow",
+    "core::panicking::panic_const::panic_const_div_by_zero" => "cuda_device::shims::panicking::panic_const::panic_const_div_by_zero",
+    "core::panicking::panic_const::panic_const_rem_by_zero" => "cuda_device::shims::panicking::panic_const::panic_const_rem_by_zero",
+    "core::option::unwrap_failed" => "cuda_device::shims::option::unwrap_failed",
+    "core::option::expect_failed" => "cuda_device::shims::option::expect_failed",
+    "core::result::unwrap_failed" => "cuda_device::shims::result::unwrap_failed",
+    "core::slice::index::slice_index_fail" => "cuda_device::shims::slice::slice_index_fail";
     /// `libm` 0.2 on x86-64: inline assembly (`sqrtsd`, `sqrtss`) and an FMA chosen at run
     /// time by `cpuid`. The device versions are the correctly rounded GPU instructions.
     "libm::math::arch::x86::sqrt" => "cuda_device::shims::libm::sqrt",

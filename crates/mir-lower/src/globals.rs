@@ -95,7 +95,14 @@ fn lower_global(
             lowered.set_initializer_value(ctx, Box::new(UndefAttr(ty)));
         }
         GlobalContent::Init(init) if init.relocations.is_empty() => {
-            lowered.set_attr_llvm_global_linkage(ctx, LinkageAttr::InternalLinkage);
+            // The panic record's address is written by the host: it must stay visible (and
+            // never be folded to its initial 0).
+            let linkage = if name.to_string() == reserved_oxide_symbols::PANIC_RECORD_SYMBOL {
+                LinkageAttr::ExternalLinkage
+            } else {
+                LinkageAttr::InternalLinkage
+            };
+            lowered.set_attr_llvm_global_linkage(ctx, linkage);
             lowered.set_initializer_value(ctx, Box::new(BytesAttr::new(init.bytes)));
         }
         GlobalContent::Init(init) => {

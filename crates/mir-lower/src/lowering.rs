@@ -233,6 +233,16 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     } else if !declaration {
         llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);
     }
+    if func.is_noinline(ctx) {
+        // `#[inline(never)]`: LLVM keeps the call, and NVPTX writes `.noinline`, so that ptxas
+        // does not inline it either (the panic recorder stays out of every kernel's body).
+        let mut attrs = llvm_func
+            .get_attr_llvm_func_attrs(ctx)
+            .map(|a| a.clone())
+            .unwrap_or_default();
+        attrs.set("noinline", pliron_llvm::llvm_attrs::LlvmAttrValue::Unit);
+        llvm_func.set_attr_llvm_func_attrs(ctx, attrs);
+    }
     if fmad {
         // Read by the float arithmetic conversions ([crate::convert::contracts]).
         llvm_func.get_operation().deref_mut(ctx).attributes.set(

@@ -19,6 +19,11 @@
 
 use std::fmt;
 
+/// The PTX symbol of `cuda_device::panic::RECORD`, the address of a module's panic record:
+/// the device lowering exports it (`.visible`), the host runtime writes it after loading the
+/// module (`cuModuleGetGlobal`).
+pub const PANIC_RECORD_SYMBOL: &str = "cuda_device__panic__RECORD";
+
 /// Which reserved namespace a function name belongs to.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ReservedKind {

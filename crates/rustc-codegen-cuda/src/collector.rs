@@ -23,6 +23,8 @@ use rustc_middle::ty::print::{
 use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
+use mir_importer::translator::fmt_descriptor::is_fmt_method;
+
 use crate::crate_rules::{self, CalleeRule};
 
 /// A function the device needs, with the reason it is needed.
@@ -108,6 +110,7 @@ pub fn find_roots<'tcx>(tcx: TyCtxt<'tcx>) -> DeviceRoots<'tcx> {
 pub fn collect_device_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     roots: &DeviceRoots<'tcx>,
+    panic_messages: bool,
 ) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
     let mut collected: Vec<DeviceFunction<'tcx>> = Vec::new();
     let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::default();
@@ -136,7 +139,7 @@ pub fn collect_device_functions<'tcx>(
             continue;
         }
         let body = tcx.instance_mir(instance.def);
-        for (callee, span, how) in callees(tcx, instance, body) {
+        for (callee, span, how) in callees(tcx, instance, body, panic_messages) {
             if seen.contains(&callee) {
                 continue;
             }
@@ -146,6 +149,22 @@ pub fn collect_device_functions<'tcx>(
                 // like any other. Intrinsic stubs have no address; the importer says so.
                 (CalleeRule::Collect, _)
                 | (CalleeRule::Panic | CalleeRule::UbCheck, Use::Address) => {
+                    seen.insert(callee);
+                    worklist.push_back(DeviceFunction {
+                        instance: callee,
+                        is_kernel: false,
+                        caller: Some((index, span)),
+                    });
+                }
+                // With panic messages, a diverging function of `core` with MIR
+                // (`panic_display::<T>`, `assert_failed::<T, U>`) is compiled: it leads to a
+                // panic entry point, which has a device version. One without MIR and without a
+                // device version traps (and every one does without panic messages).
+                (CalleeRule::Panic, Use::Call)
+                    if panic_messages
+                        && tcx.crate_name(callee.def_id().krate).as_str() == "core"
+                        && has_mir(tcx, callee) =>
+                {
                     seen.insert(callee);
                     worklist.push_back(DeviceFunction {
                         instance: callee,
@@ -265,15 +284,22 @@ fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {
 }
 
 /// The blocks of `body` that device code can reach: unwind (cleanup) edges are never taken on
-/// the GPU, where a panic traps, and a branch on a runtime-checks flag only goes the way the
-/// device build decides (`ub_checks` and `contract_checks` are off, as in a release `core`;
-/// `overflow_checks` follows the session). The translator prunes the same way, so functions
-/// called only from dead checks (`precondition_check`) are neither collected nor compiled.
+/// the GPU, where a panic traps (after recording its message when `panic_messages`), and a
+/// branch on a runtime-checks flag only goes the way the device build decides (`ub_checks` and
+/// `contract_checks` are off, as in a release `core`; `overflow_checks` follows the session).
+/// Without panic messages, the blocks that can only panic are left out too (each becomes a
+/// bare trap). The translator prunes the same way, so functions called only from dead checks
+/// (`precondition_check`) are neither collected nor compiled.
 fn device_reachable_blocks<'tcx>(
     tcx: TyCtxt<'tcx>,
     body: &mir::Body<'tcx>,
+    panic_messages: bool,
 ) -> Vec<mir::BasicBlock> {
-    let panic_bound = panic_bound_blocks(tcx, body);
+    let panic_bound = if panic_messages {
+        rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len())
+    } else {
+        panic_bound_blocks(tcx, body)
+    };
     let mut seen = rustc_index::bit_set::DenseBitSet::new_empty(body.basic_blocks.len());
     let mut stack = vec![mir::START_BLOCK];
     let mut order = Vec::new();
@@ -370,15 +396,17 @@ fn callees<'tcx>(
     tcx: TyCtxt<'tcx>,
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
+    panic_messages: bool,
 ) -> Vec<(Instance<'tcx>, Span, Use)> {
     let mut uses = Uses {
         tcx,
         instance,
         body,
+        panic_messages,
         out: Vec::new(),
         seen_allocs: FxHashSet::default(),
     };
-    for block in device_reachable_blocks(tcx, body) {
+    for block in device_reachable_blocks(tcx, body, panic_messages) {
         uses.visit_basic_block_data(block, &body.basic_blocks[block]);
     }
     uses.out
@@ -389,6 +417,9 @@ struct Uses<'tcx> {
     tcx: TyCtxt<'tcx>,
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
+    /// Whether panics record their message (formatting methods are then descriptors, and
+    /// failed assertions call their panic function).
+    panic_messages: bool,
     out: Vec<(Instance<'tcx>, Span, Use)>,
     seen_allocs: FxHashSet<AllocId>,
 }
@@ -438,6 +469,10 @@ impl<'tcx> Uses<'tcx> {
                     self.walk_alloc(target, span);
                 }
             }
+            // A formatting method's address is a descriptor in device code (see
+            // `mir_importer::translator::fmt_descriptor`): the method is not compiled.
+            GlobalAlloc::Function { instance }
+                if self.panic_messages && is_fmt_method(tcx, instance) => {}
             GlobalAlloc::Function { instance } => self.out.push((instance, span, Use::Address)),
             GlobalAlloc::VTable(ty, dyn_ty) => {
                 let principal = dyn_ty
@@ -497,6 +532,7 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                             def_id,
                             args,
                         )
+                        && !(self.panic_messages && is_fmt_method(tcx, callee))
                     {
                         self.out.push((callee, span, Use::Address));
                     }
@@ -551,6 +587,16 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                         Use::Call,
                     ));
                 }
+            }
+            TerminatorKind::Assert { msg, .. } if self.panic_messages => {
+                // The panic function the importer calls when the check fails.
+                let def_id = tcx.require_lang_item(
+                    mir_importer::translator::panic::assert_panic_function(msg),
+                    span,
+                );
+                let callee = Instance::mono(tcx, def_id);
+                self.out
+                    .push((with_device_version(tcx, callee), span, Use::Call));
             }
             TerminatorKind::Drop { place, .. } => {
                 let ty = self.monomorphize(place.ty(self.body, tcx).ty);

@@ -20,6 +20,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_DEVICE_DEBUG",
     "CUDA_OXIDE_FMAD",
     "CUDA_OXIDE_NO_CUBIN",
+    "CUDA_OXIDE_PANIC_MESSAGES",
     "PTXAS",
 ];
 
@@ -52,6 +53,11 @@ pub struct CudaCodegenConfig {
     /// `CUDA_OXIDE_NO_CUBIN`: embed only the PTX (no `ptxas` at build time; the driver then
     /// compiles the PTX when the module is loaded).
     pub no_cubin: bool,
+    /// `CUDA_OXIDE_PANIC_MESSAGES`: `1` (or `true`, `yes`, `on`) makes device panics record
+    /// their message, location and thread for the host; `0` (anything else) makes them bare
+    /// traps. Unset: on in builds with debug assertions, see
+    /// [CudaCodegenConfig::panic_messages].
+    pub panic_messages: Option<bool>,
 }
 
 impl CudaCodegenConfig {
@@ -74,6 +80,7 @@ impl CudaCodegenConfig {
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
             fmad: flag("CUDA_OXIDE_FMAD"),
             no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),
+            panic_messages: non_empty("CUDA_OXIDE_PANIC_MESSAGES").map(|v| is_truthy(&v)),
             device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
         }
     }
@@ -91,6 +98,13 @@ impl CudaCodegenConfig {
                 )
             }),
         }
+    }
+
+    /// Whether device panics record their message for the host: as `CUDA_OXIDE_PANIC_MESSAGES`
+    /// says, else when the crate is compiled with debug assertions (the dev profile), so that
+    /// release builds keep the bare trap and its cost (none on the hot path).
+    pub fn panic_messages(&self, debug_assertions: bool) -> bool {
+        self.panic_messages.unwrap_or(debug_assertions)
     }
 
     /// The GPU architecture to compile for.
@@ -141,7 +155,10 @@ mod tests {
             ("CUDA_OXIDE_DEVICE_DEBUG", "Full"),
             ("CUDA_OXIDE_FMAD", "1"),
             ("CUDA_OXIDE_NO_CUBIN", "1"),
+            ("CUDA_OXIDE_PANIC_MESSAGES", "1"),
         ]);
+        assert_eq!(c.panic_messages, Some(true));
+        assert!(c.panic_messages(false));
         assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
         assert!(c.no_cubin);
         assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Full));
@@ -169,5 +186,16 @@ mod tests {
             ("CUDA_OXIDE_TARGET", ""),
         ]);
         assert_eq!(c, CudaCodegenConfig::default());
+    }
+
+    #[test]
+    fn panic_messages_follow_debug_assertions_unless_set() {
+        let unset = config(&[]);
+        assert!(unset.panic_messages(true));
+        assert!(!unset.panic_messages(false));
+        let off = config(&[("CUDA_OXIDE_PANIC_MESSAGES", "0")]);
+        assert!(!off.panic_messages(true));
+        let on = config(&[("CUDA_OXIDE_PANIC_MESSAGES", "on")]);
+        assert!(on.panic_messages(false));
     }
 }

@@ -32,8 +32,10 @@ pub enum CalleeRule {
     /// `vprintf`, libdevice, ...), so it is declared and called, not compiled.
     External,
     /// A function of `core` or `alloc` that never returns (the panic machinery,
-    /// `unwrap_failed`, `handle_alloc_error`, ...): a panic on the GPU traps the kernel, so the
-    /// call becomes a trap.
+    /// `unwrap_failed`, `handle_alloc_error`, ...). Without panic messages the call becomes a
+    /// trap. With them (`CUDA_OXIDE_PANIC_MESSAGES`), one of `core` is compiled when it has MIR
+    /// (`assert_failed::<T, U>`), replaced by its device version when it has one (the panic
+    /// entry points, which record the message and trap), else the call becomes a bare trap.
     Panic,
     /// `core`'s undefined-behaviour checks (`check_language_ub`, `precondition_check`, ...):
     /// off on the device, as in a release build of `core`, so the call is never made.

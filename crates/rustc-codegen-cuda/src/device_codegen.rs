@@ -33,7 +33,8 @@ pub fn codegen_device_code<'tcx>(
     if roots.is_empty() {
         return None;
     }
-    let collected = match collector::collect_device_functions(tcx, &roots) {
+    let panic_messages = config.panic_messages(tcx.sess.opts.debug_assertions);
+    let collected = match collector::collect_device_functions(tcx, &roots, panic_messages) {
         Ok(collected) => collected,
         Err(forbidden) => report_forbidden_call(tcx, &forbidden),
     };
@@ -66,6 +67,7 @@ pub fn codegen_device_code<'tcx>(
             overflow_checks: tcx.sess.overflow_checks(),
             fmad: config.fmad,
             cubin: !config.no_cubin,
+            panic_messages,
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
             device_debug,
             // rustc's working directory, which cargo makes the workspace root: the spans'

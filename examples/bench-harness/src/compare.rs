@@ -25,7 +25,12 @@ pub enum Failure {
 impl Failure {
     /// Whether the CUDA context is unusable afterwards (a kernel faulted): the suite stops.
     pub fn is_fatal(&self) -> bool {
-        matches!(self, Failure::Cuda(cuda_host::Error::KernelFault { .. }))
+        matches!(
+            self,
+            Failure::Cuda(
+                cuda_host::Error::KernelFault { .. } | cuda_host::Error::KernelPanic { .. }
+            )
+        )
     }
 }
 

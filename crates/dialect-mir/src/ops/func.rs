@@ -47,6 +47,13 @@ dict_key!(
 );
 
 dict_key!(
+    /// Attribute key marking a function never to be inlined (`#[inline(never)]`: LLVM
+    /// `noinline`, PTX `.noinline`). A unit attribute.
+    ATTR_KEY_MIR_FUNC_NOINLINE,
+    "mir_func_noinline"
+);
+
+dict_key!(
     /// Attribute key of the mask of a kernel's grid-constant parameters (`ui64`, bit `i` for
     /// parameter `i`, zero-sized parameters not counted): `&T` parameters whose value the host
     /// passes, and whose address stays in the kernel's parameter space.
@@ -213,6 +220,23 @@ impl FuncOp {
 }
 
 impl FuncOp {
+    /// Mark the function never to be inlined (`#[inline(never)]`).
+    pub fn set_noinline(&self, ctx: &Context) {
+        self.get_operation()
+            .deref_mut(ctx)
+            .attributes
+            .set(ATTR_KEY_MIR_FUNC_NOINLINE.clone(), UnitAttr::new());
+    }
+
+    /// Whether the function is never to be inlined.
+    pub fn is_noinline(&self, ctx: &Context) -> bool {
+        self.get_operation()
+            .deref(ctx)
+            .attributes
+            .0
+            .contains_key(&ATTR_KEY_MIR_FUNC_NOINLINE)
+    }
+
     /// Record the kernel's launch bounds.
     pub fn set_launch_bounds(&self, ctx: &mut Context, bounds: LaunchBounds) {
         let ui32 = IntegerType::get(ctx, 32, Signedness::Unsigned);

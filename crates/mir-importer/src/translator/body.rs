@@ -42,6 +42,9 @@ pub struct FunctionContext<'a> {
     /// Contract float multiplications and additions into fused multiply-adds in every
     /// function (the build-wide opt-in; a kernel can also ask with `#[kernel(fmad)]`).
     pub fmad: bool,
+    /// Whether panics record their message, location and thread for the host
+    /// (`CUDA_OXIDE_PANIC_MESSAGES`); without, a panic is a bare trap.
+    pub panic_messages: bool,
 }
 
 /// The state of translating one MIR body.
@@ -54,18 +57,22 @@ pub struct FnTranslator<'a> {
     pub(crate) target: dialect_nvvm::Target,
     /// The slot of each local, `None` for zero-sized locals.
     pub(crate) slots: Vec<Option<Value>>,
-    /// The locals that no translated block mentions (those only used on a panic path, such
-    /// as the `&dyn Debug` of `Result::unwrap`'s failure): they get no slot, and their types
-    /// are never translated.
+    /// The locals that no translated block mentions (those of unreachable blocks, and without
+    /// panic messages those only used on a panic path, such as the `&dyn Debug` of
+    /// `Result::unwrap`'s failure): they get no slot, and their types are never translated.
     pub(crate) unused: Vec<bool>,
     /// The pliron block of each reachable MIR block.
     pub(crate) blocks: Vec<Option<Ptr<BasicBlock>>>,
-    /// The MIR blocks from which every path panics (see [panic_bound_blocks]).
+    /// The blocks that only lead to a panic, each translated as one trap (when panic messages
+    /// are off).
     panic_bound: Vec<bool>,
+    /// The block failed assertions branch to when panic messages are off.
+    trap_block: Option<Ptr<BasicBlock>>,
+    /// Whether panics record their message for the host (`CUDA_OXIDE_PANIC_MESSAGES`).
+    pub(crate) panic_messages: bool,
     /// Where new ops go.
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
-    trap_block: Option<Ptr<BasicBlock>>,
     /// The span of the statement or terminator being translated.
     current_span: Option<Span>,
     /// The span each op was translated from, to point an internal error at the user's code.
@@ -106,6 +113,7 @@ pub fn translate_function(
         locations,
         variables,
         fmad,
+        panic_messages,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -143,6 +151,12 @@ pub fn translate_function(
     let fn_ty = FunctionType::get(ctx, param_types, result_types);
     let func = FuncOp::new(ctx, name, fn_ty);
     func.set_kernel(ctx, function.is_kernel);
+    if panic_messages
+        && !function.is_kernel
+        && super::panic::is_recorder_inline_never(&function.instance)
+    {
+        func.set_noinline(ctx);
+    }
     func.set_grid_constants(ctx, grid_constants);
     if function.is_kernel {
         func.set_param_access(ctx, &param_access);
@@ -171,9 +185,10 @@ pub fn translate_function(
         unused: vec![],
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],
+        trap_block: None,
+        panic_messages,
         inserter: IRInserter::new_at_block_end(entry),
         func,
-        trap_block: None,
         current_span: None,
         op_spans: HashMap::new(),
         locations: locations.then(HashMap::new),
@@ -192,7 +207,13 @@ pub fn translate_function(
                 child_loc: Box::new(body_loc),
             });
     }
-    fx.panic_bound = fx.panic_bound_blocks();
+    // Without panic messages, a block that can only panic becomes a bare trap (and its
+    // message is never built); with them, it is compiled and its panic records the message.
+    fx.panic_bound = if panic_messages {
+        vec![false; body.blocks.len()]
+    } else {
+        fx.panic_bound_blocks()
+    };
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
     // The entry block (slots, parameters) is at the function's own line.

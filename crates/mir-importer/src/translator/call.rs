@@ -118,9 +118,22 @@ impl FnTranslator<'_> {
             }
             return self.continue_to(target);
         }
-        if matches!(def.krate().name.as_str(), "core" | "alloc") && target.is_none() {
-            // A panic (or `unwrap` failure, bounds check, `handle_alloc_error`...): the kernel
-            // traps. Its arguments (messages, locations) are never evaluated.
+        let diverges_in_core = target.is_none()
+            && if self.panic_messages {
+                (def.krate().name == "core"
+                    && !instance.has_body()
+                    && crate::naming::shim_of(&instance).is_none())
+                    || def.krate().name == "alloc"
+            } else {
+                matches!(def.krate().name.as_str(), "core" | "alloc")
+            };
+        if diverges_in_core {
+            // Without panic messages, a panic (or `unwrap` failure, bounds check,
+            // `handle_alloc_error`...) traps the kernel and its arguments (messages, locations)
+            // are never evaluated. With them, only a diverging function of `core` without MIR
+            // and without a device version, or of `alloc` (`handle_alloc_error`,
+            // `capacity_overflow`), traps without a message (the panic entry points all have
+            // device versions, see `translator::panic`).
             self.emit(TrapOp::new);
             return Ok(());
         }

@@ -47,9 +47,14 @@ fn source(instance: &Instance, block: usize, has_parameter: bool) -> Source {
     rustc_middle::ty::tls::with(|tcx: TyCtxt<'_>| {
         let instance = internal(tcx, *instance);
         let body = tcx.instance_mir(instance.def);
-        let source_info = body.basic_blocks[rustc_middle::mir::BasicBlock::from_usize(block)]
-            .terminator()
-            .source_info;
+        let terminator =
+            body.basic_blocks[rustc_middle::mir::BasicBlock::from_usize(block)].terminator();
+        let mut source_info = terminator.source_info;
+        // A call's location is the span of the call itself (`unwrap()` of
+        // `x.iter().position(f).unwrap()`), as rustc's backends take it.
+        if let rustc_middle::mir::TerminatorKind::Call { fn_span, .. } = &terminator.kind {
+            source_info.span = *fn_span;
+        }
         body.caller_location_span(
             source_info,
             has_parameter.then_some(Source::Parameter),

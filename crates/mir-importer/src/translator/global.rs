@@ -67,6 +67,9 @@ pub struct GlobalRegistry {
     intrinsic_wrappers: HashMap<&'static str, Identifier>,
     /// The GPU architecture (intrinsics it lacks get no wrapper).
     gpu: dialect_nvvm::Target,
+    /// Whether a formatting method's address is its descriptor (with panic messages, see
+    /// [super::fmt_descriptor]) rather than the compiled method.
+    panic_messages: bool,
     next_id: usize,
 }
 
@@ -81,8 +84,14 @@ impl GlobalRegistry {
             statics: HashMap::new(),
             intrinsic_wrappers: HashMap::new(),
             gpu,
+            panic_messages: false,
             next_id: 0,
         }
+    }
+
+    /// Sets whether formatting methods' addresses are descriptors (panic messages on).
+    pub fn set_panic_messages(&mut self, on: bool) {
+        self.panic_messages = on;
     }
 
     /// The symbol of the device function whose address is `instance`'s: its own, or for a
@@ -135,7 +144,16 @@ impl GlobalRegistry {
                 };
                 self.target(ctx, memory)
             }
-            GlobalAlloc::Function(instance) => self.function(ctx, &instance).map(Target::Function),
+            GlobalAlloc::Function(instance) => {
+                match self
+                    .panic_messages
+                    .then(|| super::fmt_descriptor::descriptor_of_stable(&instance))
+                    .flatten()
+                {
+                    Some(bytes) => Ok(Target::Global(self.bytes(ctx, bytes, 8))),
+                    None => self.function(ctx, &instance).map(Target::Function),
+                }
+            }
             GlobalAlloc::TypeId { ty } => {
                 unsupported!("a pointer into the `TypeId` of `{ty}`")
             }
@@ -158,6 +176,31 @@ impl GlobalRegistry {
     /// which the translator reads pointers out of.
     pub fn constant(&mut self, ctx: &mut Context, alloc: &Allocation) -> TResult<Identifier> {
         self.memory(ctx, alloc, None)
+    }
+
+    /// An immutable global holding `bytes` (shared by content), aligned to `align`: a
+    /// formatting descriptor (see [super::fmt_descriptor]).
+    pub fn bytes(&mut self, ctx: &mut Context, bytes: Vec<u8>, align: u64) -> Identifier {
+        let init = GlobalInitAttr {
+            bytes,
+            relocations: vec![],
+        };
+        let key = MemoryKey {
+            init: init.clone(),
+            align,
+        };
+        if let Some(name) = self.memory.get(&key) {
+            return name.clone();
+        }
+        let name = self.fresh_name("const");
+        let layout = GlobalLayoutAttr {
+            size: init.bytes.len() as u64,
+            align,
+            address_space: ADDRSPACE_GLOBAL,
+        };
+        self.insert(ctx, &name, layout, false, GlobalContent::Init(init));
+        self.memory.insert(key, name.clone());
+        name
     }
 
     /// The global of a memory allocation; immutable ones are shared by content.

@@ -10,7 +10,9 @@
 //! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
 //! ones among them, [math] the math ones, [atomic] the atomic ones (and `cuda_device`'s
 //! atomic stubs) and [simd] the portable SIMD ones; [x86] the LLVM x86 intrinsics that
-//! `core::arch` declares. [types] maps Rust types to dialect-mir types with rustc's layout;
+//! `core::arch` declares; [fmt_descriptor] what stands for a formatting method's address
+//! (panic messages are formatted by the host); [panic] the failure edge of `Assert` and
+//! `#[track_caller]` locations. [types] maps Rust types to dialect-mir types with rustc's layout;
 //! [validity] answers whether a type allows a value (for `mem::zeroed`'s check);
 //! [launch_bounds] reads a kernel's `#[launch_bounds]`.
 //!
@@ -25,11 +27,13 @@ pub mod constant;
 pub mod core_intrinsic;
 pub mod error;
 pub mod external;
+pub mod fmt_descriptor;
 pub mod global;
 pub mod gpu_intrinsic;
 pub mod launch_bounds;
 pub mod math;
 pub mod operand;
+pub mod panic;
 pub mod param_access;
 pub mod place;
 pub mod raw_memory;

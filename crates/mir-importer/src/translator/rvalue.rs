@@ -568,6 +568,15 @@ impl FnTranslator<'_> {
             Ok(instance) => instance,
             Err(e) => unsupported!("a function pointer to `{from}` ({e})"),
         };
+        if self.panic_messages
+            && let Some(bytes) = super::fmt_descriptor::descriptor_of_stable(&instance)
+        {
+            // A formatting method: its descriptor (see `fmt_descriptor`).
+            let name = self.globals.bytes(self.ctx, bytes, 8);
+            return Ok(self
+                .emit(|ctx| GlobalAddrOp::new(ctx, name, ptr_ty))
+                .result(self.ctx));
+        }
         let name = self.globals.function(self.ctx, &instance)?;
         Ok(self
             .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))

@@ -69,6 +69,7 @@ impl FnTranslator<'_> {
                 cond,
                 expected,
                 target,
+                msg,
                 ..
             } => {
                 let mut holds = self.discriminant_value(cond)?;
@@ -76,8 +77,12 @@ impl FnTranslator<'_> {
                     holds = self.emit(|ctx| NotOp::new(ctx, holds)).result(self.ctx);
                 }
                 let target = self.block(*target)?;
-                let trap = self.trap_block();
-                self.emit(|ctx| CondBrOp::new(ctx, holds, target, trap));
+                let fail = if self.panic_messages {
+                    self.assert_failure_block(msg)?
+                } else {
+                    self.trap_block()
+                };
+                self.emit(|ctx| CondBrOp::new(ctx, holds, target, fail));
                 Ok(())
             }
             TerminatorKind::Drop { place, target, .. } => {
