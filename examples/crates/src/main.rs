@@ -9,8 +9,8 @@
 
 use std::process::ExitCode;
 
-use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Gpu, Rng, check, run_example};
+use cuda_host::cuda_module;
+use example_support::{Gpu, Rng, blocks_of, check, run_example};
 use num_complex::{Complex32, Complex64};
 
 mod ops;
@@ -102,17 +102,6 @@ fn bits32(values: &[f32]) -> Vec<u32> {
         .collect()
 }
 
-/// A launch of `n` threads in blocks of 256. Some of these kernels (libm's f64 functions,
-/// complex arithmetic) need too many registers for blocks of 1,024 threads (the launcher
-/// refuses those with an error saying so); 256 fit.
-fn blocks_of_256(n: usize) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: ((n as u32).div_ceil(256), 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
 fn main() -> ExitCode {
     run_example("crates", run)
 }
@@ -125,7 +114,8 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
 
     // libm, f64 and f32: one launch per function.
     const N: usize = 1 << 16;
-    let cfg = blocks_of_256(N);
+    // libm's f64 functions and complex arithmetic need too many registers for blocks of 1,024.
+    let cfg = blocks_of(256, N);
     let x: Vec<f64> = rng.vec(N, |r| r.f64_in(-12.0, 12.0));
     let y: Vec<f64> = rng.vec(N, |r| r.f64_in(-10.0, 10.0));
     let (x_dev, y_dev) = (stream.clone_htod(&x)?, stream.clone_htod(&y)?);
@@ -157,7 +147,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
 
     // rand_xoshiro through rand_core: each thread seeds its own generator.
     const THREADS: usize = 4096;
-    let small = blocks_of_256(THREADS);
+    let small = blocks_of(256, THREADS);
     let seeds: Vec<u64> = rng.vec(THREADS, |r| r.next_u64());
     let seeds_dev = stream.clone_htod(&seeds)?;
     let mut draws = stream.alloc_zeros::<u64>(4 * THREADS)?;

@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Gpu, Rng, check, run_example};
+use example_support::{Gpu, Rng, blocks_of, check, run_example};
 
 /// Threads in all (a multiple of the warp).
 const N: usize = 1 << 15;
@@ -476,11 +476,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     ok &= locations_ok;
 
     // GPU intrinsics through function pointers.
-    let blocks = LaunchConfig {
-        grid_dim: (N as u32 / 256, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let blocks = blocks_of(256, N);
     let votes: Vec<u32> = rng.vec(N, |r| (r.next_u64() % 64) as u32);
     let votes_dev = gpu.stream.clone_htod(&votes)?;
     for which in 0..2u32 {

@@ -6,8 +6,8 @@
 
 use std::process::ExitCode;
 
-use cuda_host::{LaunchConfig, cuda_module};
-use example_support::{Gpu, Rng, check, run_example};
+use cuda_host::cuda_module;
+use example_support::{Gpu, Rng, blocks_of, check, run_example};
 
 /// The number of elements in each thread's window.
 pub const WINDOW: usize = 12;
@@ -108,11 +108,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let mut out = gpu.stream.alloc_zeros::<u64>(N)?;
     // Blocks of 256: with panic messages (the dev profile), `sorted_ops` keeps the calls of
     // its panic paths and needs more registers than blocks of 1,024 threads leave a thread.
-    let cfg = LaunchConfig {
-        grid_dim: ((N as u32).div_ceil(256), 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = blocks_of(256, N);
     let mut ok = true;
     for op in 0..OPS {
         module.sorted_ops(&gpu.stream, cfg, op, &w_dev, &mut out)?;

@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 use std::process::ExitCode;
 
-use cuda_host::{CudaContext, CudaStream};
+use cuda_host::{CudaContext, CudaStream, LaunchConfig};
 
 /// A small xorshift64* generator: reproducible inputs without a dependency.
 pub struct Rng(u64);
@@ -167,5 +167,16 @@ impl Close for f64 {
         (self.is_nan() && expected.is_nan())
             || self == expected
             || (self - expected).abs() <= 1e-12 * expected.abs().max(1.0)
+    }
+}
+
+/// A one-dimensional launch of at least `n` threads in blocks of `threads_per_block`, for
+/// kernels whose register use leaves no room for blocks of 1,024 threads (the launcher refuses
+/// those with an error saying so).
+pub fn blocks_of(threads_per_block: u32, n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((n as u32).div_ceil(threads_per_block), 1, 1),
+        block_dim: (threads_per_block, 1, 1),
+        shared_mem_bytes: 0,
     }
 }
