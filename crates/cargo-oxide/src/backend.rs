@@ -121,7 +121,11 @@ fn stamped_copy(dylib: &Path, dir: &Path) -> Result<PathBuf, OxideError> {
             let _ = std::fs::remove_file(old.path());
         }
     }
-    std::fs::copy(dylib, &stamped).map_err(io)?;
+    // Copied under a name of this process, then renamed: another cargo oxide (tests run several
+    // at once) must never find, and hand rustc, a half-written library at the stamped path.
+    let partial = dir.join(format!(".{stem}.{}.partial", std::process::id()));
+    std::fs::copy(dylib, &partial).map_err(io)?;
+    std::fs::rename(&partial, &stamped).map_err(io)?;
     Ok(stamped)
 }
 
