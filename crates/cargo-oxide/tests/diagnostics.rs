@@ -413,3 +413,43 @@ fn x86_intrinsics_without_a_gpu_version_are_errors_naming_them() {
         ],
     );
 }
+
+/// A `&T` kernel parameter is a grid constant (a read-only copy in the parameter space): an
+/// atomic there is a build error pointing at the kernel, not a crash of LLVM's NVPTX backend.
+#[test]
+fn interior_mutable_grid_constants_are_build_errors() {
+    let case = Case {
+        name: "atomic_grid_constant",
+        helper: "",
+        expected: "is written through shared references (interior mutability)",
+    };
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let manifest = write_case(&root, &case);
+    std::fs::write(
+        manifest.parent().unwrap().join("src/lib.rs"),
+        "use cuda_device::atomic::{AtomicOrdering, DeviceAtomicU32};\n\
+         use cuda_device::kernel;\n\n\
+         #[kernel]\npub fn count(counter: &DeviceAtomicU32) {\n    \
+         counter.fetch_add(1, AtomicOrdering::Relaxed);\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["build", "--manifest-path"])
+        .arg(&manifest)
+        .env(
+            "CUDA_OXIDE_TARGET_DIR",
+            repo().join("tests/fixtures/target/diagnostics-build"),
+        )
+        .output()
+        .expect("cargo-oxide runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && !text.contains("panicked")
+            && !text.contains("LLVM ERROR")
+            && text.contains(case.expected)
+            && text.contains("pass a buffer in device memory as `&[ScopedAtomic<u32, 1>]`")
+            && text.contains("src/lib.rs:"),
+        "{text}"
+    );
+}

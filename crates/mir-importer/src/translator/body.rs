@@ -129,6 +129,8 @@ pub fn translate_function(
     for param in parameters(body, &arg_locals)? {
         if let Some(ty) = non_zst_type(ctx, types, param.ty)? {
             if function.is_kernel && is_grid_constant(param.ty) {
+                refuse_interior_mutable_grid_constant(param.ty)
+                    .map_err(|e| e.at(body.locals()[param.local].span))?;
                 if param_types.len() >= 64 {
                     return Err(TranslationError::unsupported(
                         "a `&T` kernel parameter after the 64th parameter".to_string(),
@@ -582,6 +584,26 @@ fn is_grid_constant(ty: Ty) -> bool {
         pointee.kind(),
         TyKind::RigidTy(RigidTy::Slice(_) | RigidTy::Str | RigidTy::Dynamic(..))
     )
+}
+
+/// A `&T` kernel parameter is a read-only copy of the host's value in the kernel's parameter
+/// space, so a `T` written through a shared reference (an atomic, a `Cell`) cannot be one: the
+/// writes would go to a constant bank (LLVM's NVPTX backend crashes on it). Such data lives in
+/// device memory and reaches the kernel as a slice.
+fn refuse_interior_mutable_grid_constant(ty: Ty) -> TResult<()> {
+    use rustc_public::ty::{RigidTy, TyKind};
+    let TyKind::RigidTy(RigidTy::Ref(_, pointee, _)) = ty.kind() else {
+        return Ok(());
+    };
+    if super::param_access::is_freeze(pointee) {
+        return Ok(());
+    }
+    Err(TranslationError::unsupported(format!(
+        "the kernel parameter type `&{pointee}`: a `&T` kernel parameter is a read-only copy of \
+         the host's value in the kernel's parameter space (a grid constant), and `{pointee}` is \
+         written through shared references (interior mutability); pass a buffer in device \
+         memory as `&[{pointee}]` instead"
+    )))
 }
 
 fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {

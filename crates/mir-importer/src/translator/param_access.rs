@@ -30,7 +30,7 @@ pub(crate) fn param_access(ty: Ty) -> ParamAccess {
 }
 
 /// Whether `ty` has no interior mutability (no `UnsafeCell` inside it), rustc's `Freeze`.
-fn is_freeze(ty: Ty) -> bool {
+pub(crate) fn is_freeze(ty: Ty) -> bool {
     rustc_middle::ty::tls::with(|tcx| {
         let internal = rustc_public::rustc_internal::internal(tcx, ty);
         internal.is_freeze(tcx, rustc_middle::ty::TypingEnv::fully_monomorphized())
