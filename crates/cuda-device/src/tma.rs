@@ -68,6 +68,14 @@ pub mod raw {
         /// # Safety
         /// As for [load_2d].
         pub unsafe fn load_3d(dst: u64, tmap: u64, c0: i32, c1: i32, c2: i32, bar: u64);
+        /// Copies the 2-D box at `(c0, c1)` into shared memory at `dst` of every block of the
+        /// cluster whose bit (block rank) is set in `mask`, completing on the barrier at `bar`'s
+        /// offset in each (`cp.async.bulk.tensor.2d...multicast::cluster`; sm_90). Intrinsic.
+        ///
+        /// # Safety
+        /// As for [load_2d], in every block of `mask`: each has the shared memory free and the
+        /// barrier initialised, and has not exited.
+        pub unsafe fn load_2d_multicast(dst: u64, tmap: u64, c0: i32, c1: i32, bar: u64, mask: u32);
         /// Copies shared memory at `src` to the 2-D box at `(c0, c1)` of the tensor map at
         /// `tmap`, in this thread's current bulk group
         /// (`cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group`; sm_90). Intrinsic.
