@@ -87,11 +87,26 @@ fn bench_script() -> String {
 # Made by `cargo oxide bench` and `cargo oxide bundle`. Results (bench.json, bench.csv,
 # bench.txt and the CUDA C++ PTX) go to $OUT when set, else to bench-results/. Arguments go
 # to the binary: ./bench.sh --quick, ./bench.sh --only vecadd,saxpy, ./bench.sh --help.
+# Then, when the bundle has the example `gemm_bf16` (`cargo oxide bundle`), its rows: the bf16
+# GEMM (sm_90a) against cuBLAS at 4096^3 and 8192^3 (gemm_bf16.md and gemm_bf16.json; skipped
+# on other GPUs, and with --only, --list or --help).
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")"
 # Module load times are then full JIT compilations, not hits in the driver's cache.
 export CUDA_CACHE_DISABLE=1
-exec ./bench --out "${OUT:-bench-results}" "$@"
+out="${OUT:-bench-results}"
+./bench --out "$out" "$@"
+status=$?
+gemm=yes
+for arg in "$@"; do
+    case "$arg" in
+        --only|--only=*|--list|--help|-h) gemm=no ;;
+    esac
+done
+if [ "$gemm" = yes ] && [ -x ./gemm_bf16 ]; then
+    ./gemm_bf16 --bench "$out" || status=1
+fi
+exit "$status"
 "#
     .to_owned()
 }
@@ -103,7 +118,11 @@ mod tests {
     #[test]
     fn script_runs_the_suite_into_out() {
         let script = bench_script();
-        assert!(script.contains(r#"exec ./bench --out "${OUT:-bench-results}" "$@""#));
+        assert!(script.contains(r#"out="${OUT:-bench-results}""#));
+        assert!(script.contains(r#"./bench --out "$out" "$@""#));
+        // The bf16 GEMM's rows against cuBLAS, when the bundle has the example.
+        assert!(script.contains(r#"./gemm_bf16 --bench "$out" || status=1"#));
+        assert!(script.contains(r#"exit "$status""#));
         assert!(script.contains("CUDA_CACHE_DISABLE=1"));
     }
 }

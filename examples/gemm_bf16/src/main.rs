@@ -1,22 +1,37 @@
 //! A bf16 GEMM on Hopper (sm_90a), `D = A · Bᵀ` with f32 accumulation and bf16 output, `A`
-//! (M × K) and `B` (N × K) row-major: 128 × 128 tiles per block, three warpgroups: one producer
-//! (one thread issuing TMA loads of 128 × 64 boxes into a 4-stage ring of 128-byte swizzled
-//! shared memory, "full"/"empty" mbarriers per stage) and two consumers (each `wgmma`
-//! m64n128k16 on 64 rows of the tile, accumulators in registers across the K loop).
+//! (M × K) and `B` (N × K) row-major, against cuBLAS.
 //!
-//! Checked against an f64 CPU dot product on sampled entries of random inputs, and timed
-//! with CUDA events (median of 5 runs of 10 launches after warm-up) at 4096³ and 8192³. cuBLAS's
-//! time for the same product is measured beside it (by PyTorch, on the GPU machine).
+//! Every kernel is warp-specialised: a block is three warpgroups, one producer (one thread
+//! issuing TMA loads of 64-wide K slices of A and B into a 4-stage ring of 128-byte swizzled
+//! shared memory, with a "full" and an "empty" mbarrier per stage) and two consumers (each
+//! `wgmma` on 64 rows of the block's tile, accumulators in registers across the K loop). The
+//! kernels, from the first to the fastest:
+//!
+//! - `gemm_bf16`: a 128 × 128 tile per block; `gemm_bf16_wide`: 128 × 256 (m64n256k16);
+//!   `gemm_bf16_wide_overlap`: one `wgmma` group kept in flight.
+//! - `gemm_bf16_persistent`: one block per SM looping over tiles in a grouped order (bands of
+//!   `group` tile rows, for L2 reuse); the producer loads the next tile while the consumers
+//!   write the last one out. `gemm_bf16_persistent_regs`: the same with `setmaxnreg` (producer
+//!   down to 40 registers, consumers up to 232).
+//! - `gemm_bf16_cluster`: clusters of two blocks (`#[cluster_dims(2)]`) that share the B tile,
+//!   each loading half of it with a TMA multicast into both blocks.
+//!
+//! cuBLAS (`cublasGemmEx` through cudarc, bf16 in and out, f32 compute) runs in the same process
+//! on the same inputs: its result is checked on sampled entries against an f64 dot product, and
+//! every entry of every kernel's result against cuBLAS's. Times: CUDA events, the median of
+//! interleaved rounds of launches of every contender. `gemm_bf16 --bench DIR` runs the two
+//! fastest kernels for the benchmark suite (`bench.sh` calls it) and writes the table to
+//! `DIR/gemm_bf16.md` and `DIR/gemm_bf16.json`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
 use std::sync::Arc;
 
 use cuda_host::cudarc::cublas::{self, CudaBlas};
 use cuda_host::cudarc::driver::sys::CUdevice_attribute;
 use cuda_host::cudarc::driver::{DevicePtr, DevicePtrMut};
 use cuda_host::timing::{EventTimer, median};
-use cuda_host::tma::{self, Swizzle};
+use cuda_host::tma::{self, Swizzle, TensorMap};
 use cuda_host::{CudaSlice, CudaStream, LaunchConfig, cuda_module};
 use example_support::{Gpu, Rng, run_example};
 
@@ -592,7 +607,21 @@ mod kernels {
 }
 
 fn main() -> ExitCode {
-    run_example("gemm_bf16", run)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bench = match args.as_slice() {
+        [] => None,
+        [flag, dir] if flag == "--bench" => Some(PathBuf::from(dir)),
+        _ => {
+            eprintln!(
+                "usage: gemm_bf16 [--bench DIR]\n  without arguments: every kernel variant \
+                 against cuBLAS at 4096^3 and 8192^3\n  --bench DIR: the benchmark-suite rows \
+                 (the two persistent kernels), also written to DIR/gemm_bf16.json and \
+                 DIR/gemm_bf16.md"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    run_example("gemm_bf16", |gpu| run(gpu, bench.as_deref()))
 }
 
 /// The bf16 bits of `v`, rounded to nearest even, and their value.
@@ -613,6 +642,8 @@ fn entry(words: &[u32], index: usize) -> f32 {
     f32::from_bits(half << 16)
 }
 
+type AnyError = Box<dyn std::error::Error>;
+
 /// cuBLAS through cudarc: `D = A · Bᵀ` (row-major A: M × K, B: N × K, D: M × N, bf16, f32
 /// accumulation), i.e. column-major `Dᵀ = op(B) · A` with `op = T` ("TN", cuBLAS's own layout).
 struct Cublas {
@@ -620,7 +651,7 @@ struct Cublas {
 }
 
 impl Cublas {
-    fn new(stream: &Arc<CudaStream>) -> Result<Self, Box<dyn std::error::Error>> {
+    fn new(stream: &Arc<CudaStream>) -> Result<Self, AnyError> {
         Ok(Self {
             blas: CudaBlas::new(stream.clone())?,
         })
@@ -633,7 +664,7 @@ impl Cublas {
         b: &CudaSlice<u16>,
         d: &mut CudaSlice<u32>,
         (m, n, k): (usize, usize, usize),
-    ) -> Result<(), Box<dyn std::error::Error>> {
+    ) -> Result<(), AnyError> {
         assert!(a.len() >= m * k && b.len() >= n * k && d.len() * 2 >= m * n);
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (a_ptr, _a_record) = a.device_ptr(stream);
@@ -668,20 +699,7 @@ impl Cublas {
     }
 }
 
-/// One kernel configuration to run and time.
-struct Variant {
-    /// The name printed in the results.
-    label: String,
-    /// The kernel.
-    kernel: Kernel,
-    /// Columns of D per tile.
-    bn: usize,
-    /// Blocks for the persistent kernels (0: one per tile).
-    blocks: u32,
-    /// Tile rows per band of the grouped tile order (persistent kernels).
-    group: u32,
-}
-
+/// The kernels of this example.
 #[derive(Clone, Copy, PartialEq)]
 enum Kernel {
     Tile128,
@@ -692,89 +710,170 @@ enum Kernel {
     Cluster,
 }
 
-fn variants(sms: u32) -> Vec<Variant> {
-    let plain = |label: &str, kernel, bn| Variant {
-        label: label.into(),
+/// One kernel configuration to check and time.
+#[derive(Clone, Copy)]
+struct Variant {
+    kernel: Kernel,
+    /// Blocks of the persistent kernels (one per SM).
+    blocks: u32,
+    /// Tile rows per band of the grouped tile order (persistent kernels).
+    group: u32,
+}
+
+impl Variant {
+    fn label(&self) -> String {
+        let name = match self.kernel {
+            Kernel::Tile128 => return "gemm_bf16 (128x128 tiles)".into(),
+            Kernel::Wide => return "gemm_bf16_wide (128x256)".into(),
+            Kernel::WideOverlap => return "gemm_bf16_wide_overlap (128x256)".into(),
+            Kernel::Persistent => "gemm_bf16_persistent",
+            Kernel::PersistentRegs => "gemm_bf16_persistent_regs",
+            Kernel::Cluster => "gemm_bf16_cluster",
+        };
+        format!("{name} ({} blocks, group {})", self.blocks, self.group)
+    }
+
+    /// Columns of D per tile.
+    fn bn(&self) -> usize {
+        if self.kernel == Kernel::Tile128 {
+            BN
+        } else {
+            BN_WIDE
+        }
+    }
+
+    /// Rows of the B box one TMA load brings (the cluster kernel's blocks load half a tile).
+    fn b_box(&self) -> usize {
+        if self.kernel == Kernel::Cluster {
+            self.bn() / 2
+        } else {
+            self.bn()
+        }
+    }
+
+    fn config(&self, m: usize, n: usize) -> LaunchConfig {
+        let bn = self.bn();
+        let tiles = ((m / BM) * (n / bn)) as u32;
+        let grid_dim = match self.kernel {
+            Kernel::Tile128 | Kernel::Wide | Kernel::WideOverlap => {
+                ((n / bn) as u32, (m / BM) as u32, 1)
+            }
+            // Whole clusters of two.
+            Kernel::Cluster => (self.blocks.min(tiles) & !1, 1, 1),
+            Kernel::Persistent | Kernel::PersistentRegs => (self.blocks.min(tiles), 1, 1),
+        };
+        LaunchConfig {
+            grid_dim,
+            block_dim: (384, 1, 1),
+            shared_mem_bytes: shared_bytes(bn) as u32,
+        }
+    }
+}
+
+/// The variants to run: all of them, or the benchmark-suite rows.
+fn variants(sms: u32, bench: bool) -> Vec<Variant> {
+    let plain = |kernel| Variant {
         kernel,
-        bn,
         blocks: 0,
         group: 1,
     };
-    let mut list = vec![
-        plain("gemm_bf16 (128x128)", Kernel::Tile128, BN),
-        plain("gemm_bf16_wide (128x256)", Kernel::Wide, BN_WIDE),
-        plain(
-            "gemm_bf16_wide_overlap (128x256)",
-            Kernel::WideOverlap,
-            BN_WIDE,
-        ),
-    ];
-    for group in [1, 8, 16] {
-        list.push(Variant {
-            label: format!("gemm_bf16_persistent, block per tile, group {group}"),
-            kernel: Kernel::Persistent,
-            bn: BN_WIDE,
-            blocks: 0,
-            group,
-        });
+    let persistent = |kernel, group| Variant {
+        kernel,
+        blocks: sms,
+        group,
+    };
+    if bench {
+        return vec![
+            persistent(Kernel::PersistentRegs, 16),
+            persistent(Kernel::Cluster, 16),
+        ];
     }
-    for group in [1, 4, 8, 16, 32] {
-        list.push(Variant {
-            label: format!("gemm_bf16_persistent, {sms} blocks, group {group}"),
-            kernel: Kernel::Persistent,
-            bn: BN_WIDE,
-            blocks: sms,
-            group,
-        });
-    }
-    for group in [8, 16] {
-        list.push(Variant {
-            label: format!("gemm_bf16_persistent_regs, {sms} blocks, group {group}"),
-            kernel: Kernel::PersistentRegs,
-            bn: BN_WIDE,
-            blocks: sms,
-            group,
-        });
-    }
-    for group in [8, 16] {
-        list.push(Variant {
-            label: format!("gemm_bf16_cluster, {sms} blocks, group {group}"),
-            kernel: Kernel::Cluster,
-            bn: BN_WIDE,
-            blocks: sms,
-            group,
-        });
-    }
-    list
+    vec![
+        plain(Kernel::Tile128),
+        plain(Kernel::Wide),
+        plain(Kernel::WideOverlap),
+        persistent(Kernel::Persistent, 16),
+        persistent(Kernel::PersistentRegs, 8),
+        persistent(Kernel::PersistentRegs, 16),
+        persistent(Kernel::Cluster, 8),
+        persistent(Kernel::Cluster, 16),
+    ]
 }
 
-/// Median milliseconds of one call of `launch`: 3 warm-up calls, then 5 runs of 10.
-fn time_ms(
-    timer: &EventTimer,
-    stream: &Arc<CudaStream>,
-    mut launch: impl FnMut() -> Result<(), Box<dyn std::error::Error>>,
-) -> Result<f64, Box<dyn std::error::Error>> {
-    for _ in 0..3 {
-        launch()?;
-    }
-    let mut times = vec![];
-    // The timer takes work that fails with a driver error; a cuBLAS error is kept aside.
-    let mut failure = None;
-    for _ in 0..5 {
-        times.push(timer.time(stream, 10, || {
-            if let Err(error) = launch() {
-                failure.get_or_insert(error);
+/// One kernel variant set up for one size: its B tensor map and its output.
+struct Prepared {
+    variant: Variant,
+    cfg: LaunchConfig,
+    b_map: TensorMap,
+    d: CudaSlice<u32>,
+}
+
+/// What the inputs of one size are, for the launches.
+struct Problem<'a> {
+    module: &'a kernels::Module,
+    stream: &'a Arc<CudaStream>,
+    a_map: &'a TensorMap,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+impl Problem<'_> {
+    fn launch(&self, p: &mut Prepared) -> Result<(), cuda_host::Error> {
+        let (module, stream, a_map, cfg) = (self.module, self.stream, self.a_map, p.cfg);
+        let (n, k_tiles, m_tiles) = (self.n as u32, (self.k / BK) as u32, (self.m / BM) as u32);
+        let (b_map, d, group) = (&p.b_map, &mut p.d, p.variant.group);
+        match p.variant.kernel {
+            Kernel::Tile128 => module.gemm_bf16(stream, cfg, a_map, b_map, d, n, k_tiles),
+            Kernel::Wide => module.gemm_bf16_wide(stream, cfg, a_map, b_map, d, n, k_tiles),
+            Kernel::WideOverlap => {
+                module.gemm_bf16_wide_overlap(stream, cfg, a_map, b_map, d, n, k_tiles)
             }
-            Ok(())
-        })?);
-    }
-    match failure {
-        Some(error) => Err(error),
-        None => Ok(median(&times).unwrap_or(f64::NAN)),
+            Kernel::Persistent => module
+                .gemm_bf16_persistent(stream, cfg, a_map, b_map, d, n, k_tiles, m_tiles, group),
+            Kernel::PersistentRegs => module.gemm_bf16_persistent_regs(
+                stream, cfg, a_map, b_map, d, n, k_tiles, m_tiles, group,
+            ),
+            Kernel::Cluster => {
+                module.gemm_bf16_cluster(stream, cfg, a_map, b_map, d, n, k_tiles, m_tiles, group)
+            }
+        }
     }
 }
 
-fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
+/// One result row.
+struct Row {
+    size: usize,
+    label: String,
+    ms: f64,
+    tflops: f64,
+    cublas_ms: f64,
+    cublas_tflops: f64,
+    outside: usize,
+    worst: f64,
+}
+
+/// Timing: warm-up launches, then rounds of launches per contender, interleaved (so that clock
+/// and temperature drift touch every contender alike); each contender's time is its median.
+const WARMUP: usize = 3;
+const ROUNDS: usize = 7;
+const LAUNCHES: u32 = 10;
+
+fn run(gpu: &Gpu, bench: Option<&Path>) -> Result<bool, AnyError> {
+    let capability = (
+        gpu.ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        gpu.ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    );
+    if bench.is_some() && capability != (9, 0) {
+        // The benchmark suite runs on any GPU; these kernels only on sm_90a.
+        println!(
+            "gemm_bf16: skipped: its kernels are built for sm_90a, this GPU is sm_{}{}",
+            capability.0, capability.1
+        );
+        return Ok(true);
+    }
     let module = kernels::load(&gpu.ctx)?;
     let stream = &gpu.stream;
     let timer = EventTimer::new(&gpu.ctx)?;
@@ -785,21 +884,10 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         as u32;
     let mut rng = Rng::new(8192);
     let mut ok = true;
-    let mut table = vec![];
-    // For profiling runs: GEMM_SIZES=8192 (sizes to run), GEMM_ONLY=text (only the kernels
-    // whose label contains it), GEMM_NO_TIMING=1 (check, but do not time).
-    let sizes: Vec<usize> = match std::env::var("GEMM_SIZES") {
-        Ok(list) => list
-            .split(',')
-            .filter_map(|s| s.trim().parse().ok())
-            .collect(),
-        Err(_) => vec![4096, 8192],
-    };
-    let only = std::env::var("GEMM_ONLY").unwrap_or_default();
-    let timing = std::env::var_os("GEMM_NO_TIMING").is_none();
-    for size in sizes {
+    let mut rows = vec![];
+    for size in [4096usize, 8192] {
         let (m, n, k) = (size, size, size);
-        assert!(m % BM == 0 && n % BN_WIDE == 0 && k % BK == 0);
+        assert!(m % (2 * BM) == 0 && n % BN_WIDE == 0 && k % BK == 0);
         let (a_bits, a): (Vec<u16>, Vec<f32>) =
             (0..m * k).map(|_| to_bf16(rng.f32_in(-1.0, 1.0))).unzip();
         let (b_bits, b): (Vec<u16>, Vec<f32>) =
@@ -812,8 +900,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         let mut reference_dev = stream.alloc_zeros::<u32>(m * n / 2)?;
         cublas.gemm(stream, &a_dev, &b_dev, &mut reference_dev, (m, n, k))?;
         let reference = stream.clone_dtoh(&reference_dev)?;
-        let mut worst = 0.0f64;
-        let mut bad = 0;
+        let (mut worst, mut bad) = (0.0f64, 0);
         for _ in 0..512 {
             let (i, j) = (rng.next_u64() as usize % m, rng.next_u64() as usize % n);
             let (mut exact, mut scale) = (0.0f64, 0.0f64);
@@ -837,16 +924,6 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
             if bad == 0 { "ok  " } else { "FAIL" }
         );
         ok &= bad == 0;
-        let cublas_ms = if timing {
-            time_ms(&timer, stream, || {
-                cublas.gemm(stream, &a_dev, &b_dev, &mut reference_dev, (m, n, k))
-            })?
-        } else {
-            f64::NAN
-        };
-        let flops = 2.0 * (m * n * k) as f64;
-        let cublas_tflops = flops / (cublas_ms * 1e-3) / 1e12;
-        println!("time {size}^3: {cublas_ms:.3} ms, {cublas_tflops:.1} TFLOP/s (cuBLAS)");
 
         let a_map = tma::tiled(
             stream,
@@ -855,76 +932,38 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
             &[BK as u32, BM as u32],
             Swizzle::B128,
         )?;
-        let mut best: Option<(String, f64)> = None;
-        for variant in variants(sms)
-            .into_iter()
-            .filter(|v| v.label.contains(&only))
-        {
-            let bn = variant.bn;
-            let mut d_dev = stream.alloc_zeros::<u32>(m * n / 2)?;
-            // The cluster kernel's blocks load half of the B tile each.
-            let b_box = if variant.kernel == Kernel::Cluster {
-                bn / 2
-            } else {
-                bn
-            };
+        let problem = Problem {
+            module: &module,
+            stream,
+            a_map: &a_map,
+            m,
+            n,
+            k,
+        };
+        let mut prepared = vec![];
+        let mut checks = vec![];
+        for variant in variants(sms, bench.is_some()) {
             let b_map = tma::tiled(
                 stream,
                 &b_dev,
                 &[k as u64, n as u64],
-                &[BK as u32, b_box as u32],
+                &[BK as u32, variant.b_box() as u32],
                 Swizzle::B128,
             )?;
-            let tiles = ((m / BM) * (n / bn)) as u32;
-            let grid_dim = match variant.kernel {
-                Kernel::Cluster => ((variant.blocks.min(tiles) & !1), 1, 1),
-                Kernel::Persistent | Kernel::PersistentRegs => {
-                    let blocks = if variant.blocks == 0 {
-                        tiles
-                    } else {
-                        variant.blocks.min(tiles)
-                    };
-                    (blocks, 1, 1)
-                }
-                _ => ((n / bn) as u32, (m / BM) as u32, 1),
+            let mut p = Prepared {
+                variant,
+                cfg: variant.config(m, n),
+                b_map,
+                d: stream.alloc_zeros::<u32>(m * n / 2)?,
             };
-            let cfg = LaunchConfig {
-                grid_dim,
-                block_dim: (384, 1, 1),
-                shared_mem_bytes: shared_bytes(bn) as u32,
-            };
-            let (n32, k_tiles, m_tiles) = (n as u32, (k / BK) as u32, (m / BM) as u32);
-            let group = variant.group;
-            let launch = |d: &mut CudaSlice<u32>| -> Result<(), Box<dyn std::error::Error>> {
-                match variant.kernel {
-                    Kernel::Tile128 => {
-                        module.gemm_bf16(stream, cfg, &a_map, &b_map, d, n32, k_tiles)?
-                    }
-                    Kernel::Wide => {
-                        module.gemm_bf16_wide(stream, cfg, &a_map, &b_map, d, n32, k_tiles)?
-                    }
-                    Kernel::WideOverlap => module
-                        .gemm_bf16_wide_overlap(stream, cfg, &a_map, &b_map, d, n32, k_tiles)?,
-                    Kernel::Persistent => module.gemm_bf16_persistent(
-                        stream, cfg, &a_map, &b_map, d, n32, k_tiles, m_tiles, group,
-                    )?,
-                    Kernel::PersistentRegs => module.gemm_bf16_persistent_regs(
-                        stream, cfg, &a_map, &b_map, d, n32, k_tiles, m_tiles, group,
-                    )?,
-                    Kernel::Cluster => module.gemm_bf16_cluster(
-                        stream, cfg, &a_map, &b_map, d, n32, k_tiles, m_tiles, group,
-                    )?,
-                }
-                Ok(())
-            };
-            launch(&mut d_dev)?;
-            let d = stream.clone_dtoh(&d_dev)?;
+            problem.launch(&mut p)?;
+            let d = stream.clone_dtoh(&p.d)?;
             // Every entry against cuBLAS's: both are the bf16 rounding of an f32 sum of the
             // same products in different orders, so they differ by at most one bf16 step
             // (2^-7 relative) plus the f32 accumulation difference (K * 2^-20 absolute for
             // inputs in [-1, 1]).
             let abs = k as f64 * 2f64.powi(-20);
-            let (mut bad, mut worst) = (0usize, 0.0f64);
+            let (mut outside, mut worst) = (0usize, 0.0f64);
             for index in 0..m * n {
                 let (got, want) = (
                     f64::from(entry(&d, index)),
@@ -932,47 +971,142 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
                 );
                 let err = (got - want).abs() / (want.abs() * 2f64.powi(-7) + abs);
                 if err.is_nan() || err > 1.0 {
-                    bad += 1;
+                    outside += 1;
                 }
-                if err.is_nan() {
-                    worst = f64::INFINITY;
+                worst = if err.is_nan() {
+                    f64::INFINITY
                 } else {
-                    worst = worst.max(err);
-                }
+                    worst.max(err)
+                };
             }
             println!(
-                "{} {} {size}^3: all {} entries within bf16 tolerance of cuBLAS's ({bad} \
+                "{} {} {size}^3: all {} entries within bf16 tolerance of cuBLAS's ({outside} \
                  outside; worst {worst:.2} of the allowed)",
-                if bad == 0 { "ok  " } else { "FAIL" },
-                variant.label,
+                if outside == 0 { "ok  " } else { "FAIL" },
+                variant.label(),
                 m * n
             );
-            ok &= bad == 0;
-            if !timing {
-                continue;
+            ok &= outside == 0;
+            checks.push((outside, worst));
+            prepared.push(p);
+        }
+
+        // cuBLAS's errors are kept aside: the timer takes work that fails with a driver error.
+        let mut cublas_failure = None;
+        let mut cublas_launch = || {
+            if let Err(error) = cublas.gemm(stream, &a_dev, &b_dev, &mut reference_dev, (m, n, k)) {
+                cublas_failure.get_or_insert(error);
             }
-            let ms = time_ms(&timer, stream, || launch(&mut d_dev))?;
-            let tflops = flops / (ms * 1e-3) / 1e12;
-            println!(
-                "time {size}^3: {ms:.3} ms, {tflops:.1} TFLOP/s, {:.1} % of cuBLAS ({})",
-                100.0 * tflops / cublas_tflops,
-                variant.label
-            );
-            if bad == 0 && best.as_ref().is_none_or(|(_, t)| tflops > *t) {
-                best = Some((variant.label.clone(), tflops));
+            Ok(())
+        };
+        for _ in 0..WARMUP {
+            cublas_launch()?;
+            for p in prepared.iter_mut() {
+                problem.launch(p)?;
             }
         }
-        if let Some((label, tflops)) = best {
-            table.push((size, label, tflops, cublas_tflops));
+        let mut cublas_times = vec![];
+        let mut times = vec![vec![]; prepared.len()];
+        for _ in 0..ROUNDS {
+            cublas_times.push(timer.time(stream, LAUNCHES, &mut cublas_launch)?);
+            for (p, t) in prepared.iter_mut().zip(times.iter_mut()) {
+                t.push(timer.time(stream, LAUNCHES, || problem.launch(p))?);
+            }
+        }
+        if let Some(error) = cublas_failure {
+            return Err(error);
+        }
+        let flops = 2.0 * (m * n * k) as f64;
+        let tflops_of = |ms: f64| flops / (ms * 1e-3) / 1e12;
+        let cublas_ms = median(&cublas_times).unwrap_or(f64::NAN);
+        println!(
+            "time {size}^3: {cublas_ms:.3} ms, {:.1} TFLOP/s (cuBLAS)",
+            tflops_of(cublas_ms)
+        );
+        for ((p, t), (outside, worst)) in prepared.iter().zip(&times).zip(checks) {
+            let ms = median(t).unwrap_or(f64::NAN);
+            let row = Row {
+                size,
+                label: p.variant.label(),
+                ms,
+                tflops: tflops_of(ms),
+                cublas_ms,
+                cublas_tflops: tflops_of(cublas_ms),
+                outside,
+                worst,
+            };
+            println!(
+                "time {size}^3: {ms:.3} ms, {:.1} TFLOP/s, {:.1} % of cuBLAS ({})",
+                row.tflops,
+                100.0 * row.tflops / row.cublas_tflops,
+                row.label
+            );
+            rows.push(row);
         }
     }
-    println!("\n| size | cuda-oxide (best kernel) | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
-    println!("|---|---|---|---|---|");
-    for (size, label, tflops, cublas_tflops) in table {
-        println!(
-            "| {size}³ | {label} | {tflops:.1} | {cublas_tflops:.1} | {:.1} % |",
-            100.0 * tflops / cublas_tflops
-        );
+    let table = table(&rows);
+    println!("\n{table}");
+    if let Some(dir) = bench {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("gemm_bf16.md"), &table)?;
+        std::fs::write(dir.join("gemm_bf16.json"), json(&gpu.ctx.name()?, &rows))?;
+        println!("gemm_bf16: results in {}", dir.display());
     }
     Ok(ok)
+}
+
+/// The results as a markdown table.
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| size | kernel | ms | TFLOP/s | cuBLAS ms | cuBLAS TFLOP/s | % of cuBLAS | check |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        out += &format!(
+            "| {}³ | {} | {:.3} | {:.1} | {:.3} | {:.1} | {:.1} % | {} |\n",
+            r.size,
+            r.label,
+            r.ms,
+            r.tflops,
+            r.cublas_ms,
+            r.cublas_tflops,
+            100.0 * r.tflops / r.cublas_tflops,
+            if r.outside == 0 {
+                "all entries within bf16 tolerance of cuBLAS's"
+            } else {
+                "FAIL"
+            }
+        );
+    }
+    out
+}
+
+/// The results as JSON (the labels hold no characters that need escaping).
+fn json(gpu: &str, rows: &[Row]) -> String {
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "    {{\"name\": \"gemm_bf16\", \"size\": \"{}^3\", \"kernel\": \"{}\", \"ms\": \
+                 {:.4}, \"tflops\": {:.1}, \"cublas_ms\": {:.4}, \"cublas_tflops\": {:.1}, \
+                 \"ratio\": {:.4}, \"entries_outside_tolerance\": {}, \"worst_error\": {:.3}}}",
+                r.size,
+                r.label,
+                r.ms,
+                r.tflops,
+                r.cublas_ms,
+                r.cublas_tflops,
+                r.tflops / r.cublas_tflops,
+                r.outside,
+                r.worst
+            )
+        })
+        .collect();
+    format!(
+        "{{\n  \"gpu\": \"{}\",\n  \"reference\": \"cuBLAS cublasGemmEx (bf16 in and out, f32 \
+         compute)\",\n  \"timing\": \"CUDA events, median of {ROUNDS} interleaved rounds of \
+         {LAUNCHES} launches after {WARMUP} warm-ups\",\n  \"rows\": [\n{}\n  ]\n}}\n",
+        gpu.replace('"', "'"),
+        rows.join(",\n")
+    )
 }
