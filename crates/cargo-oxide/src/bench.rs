@@ -104,6 +104,22 @@ for arg in "$@"; do
     esac
 done
 if [ "$gemm" = yes ] && [ -x ./gemm_bf16 ]; then
+    # cudarc opens cuBLAS by the names libcublas.so, libcublas.so.12, ...; CUDA 13 installs
+    # libcublas.so.13. CUDA_OXIDE_CUBLAS=/path/to/libcublas.so.N names it, else the loader's
+    # cache or /usr/local/cuda/lib64 has it; a folder with a libcublas.so link to it, and its
+    # own folder (for libcublasLt), go on the library path.
+    cublas="${CUDA_OXIDE_CUBLAS:-}"
+    if [ -z "$cublas" ]; then
+        cublas=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libcublas\.so\.[0-9]* .*=> //p' | head -n 1)
+    fi
+    if [ -z "$cublas" ]; then
+        cublas=$(ls /usr/local/cuda/lib64/libcublas.so.[0-9]* 2>/dev/null | head -n 1)
+    fi
+    if [ -n "$cublas" ]; then
+        link=$(mktemp -d)
+        ln -s "$cublas" "$link/libcublas.so"
+        export LD_LIBRARY_PATH="$link:$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
     ./gemm_bf16 --bench "$out" || status=1
 fi
 exit "$status"

@@ -634,7 +634,7 @@ fn to_bf16(v: f32) -> (u16, f32) {
 /// The value of bf16 entry `index` of a matrix stored as bf16 pairs.
 fn entry(words: &[u32], index: usize) -> f32 {
     let word = words[index / 2];
-    let half = if index % 2 == 0 {
+    let half = if index.is_multiple_of(2) {
         word & 0xffff
     } else {
         word >> 16
@@ -652,9 +652,14 @@ struct Cublas {
 
 impl Cublas {
     fn new(stream: &Arc<CudaStream>) -> Result<Self, AnyError> {
-        Ok(Self {
-            blas: CudaBlas::new(stream.clone())?,
-        })
+        let stream = stream.clone();
+        // cudarc panics when no library of the names it knows loads.
+        let blas = std::panic::catch_unwind(move || CudaBlas::new(stream)).map_err(|_| {
+            "cannot load cuBLAS: cudarc opens it as libcublas.so (or libcublas.so.12, .so.11, \
+             ...); CUDA 13 has libcublas.so.13: put a folder with a libcublas.so link to it, and \
+             its own folder, on LD_LIBRARY_PATH (bench.sh does)"
+        })??;
+        Ok(Self { blas })
     }
 
     fn gemm(
