@@ -104,10 +104,19 @@ for arg in "$@"; do
     esac
 done
 if [ "$gemm" = yes ] && [ -x ./gemm_bf16 ]; then
-    # cudarc opens cuBLAS by the names libcublas.so, libcublas.so.12, ...; CUDA 13 installs
-    # libcublas.so.13. CUDA_OXIDE_CUBLAS=/path/to/libcublas.so.N names it, else the loader's
-    # cache or /usr/local/cuda/lib64 has it; a folder with a libcublas.so link to it, and its
-    # own folder (for libcublasLt), go on the library path.
+@CUBLAS@    ./gemm_bf16 --bench "$out" || status=1
+fi
+exit "$status"
+"#
+    .replace("@CUBLAS@", CUBLAS_ON_LIBRARY_PATH)
+}
+
+/// Shell lines (for `bench.sh` and the bundle's `run.sh`) that let `gemm_bf16` load cuBLAS:
+/// cudarc opens it by the names `libcublas.so`, `libcublas.so.12`, ..., and CUDA 13 installs
+/// `libcublas.so.13`. `CUDA_OXIDE_CUBLAS=/path/to/libcublas.so.N` names it, else the loader's
+/// cache or `/usr/local/cuda/lib64` has it; a folder with a `libcublas.so` link to it, and its
+/// own folder (for `libcublasLt`), go on the library path. Nothing happens when none is found.
+pub const CUBLAS_ON_LIBRARY_PATH: &str = r#"    # cuBLAS for gemm_bf16 (cudarc opens libcublas.so, .so.12, ...; CUDA 13 has .so.13).
     cublas="${CUDA_OXIDE_CUBLAS:-}"
     if [ -z "$cublas" ]; then
         cublas=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libcublas\.so\.[0-9]* .*=> //p' | head -n 1)
@@ -120,12 +129,7 @@ if [ "$gemm" = yes ] && [ -x ./gemm_bf16 ]; then
         ln -s "$cublas" "$link/libcublas.so"
         export LD_LIBRARY_PATH="$link:$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
-    ./gemm_bf16 --bench "$out" || status=1
-fi
-exit "$status"
-"#
-    .to_owned()
-}
+"#;
 
 #[cfg(test)]
 mod tests {
@@ -139,6 +143,8 @@ mod tests {
         // The bf16 GEMM's rows against cuBLAS, when the bundle has the example.
         assert!(script.contains(r#"./gemm_bf16 --bench "$out" || status=1"#));
         assert!(script.contains(r#"exit "$status""#));
+        assert!(script.contains(r#"ln -s "$cublas" "$link/libcublas.so""#));
+        assert!(!script.contains("@CUBLAS@"));
         assert!(script.contains("CUDA_CACHE_DISABLE=1"));
     }
 }
