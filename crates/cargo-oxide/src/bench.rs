@@ -87,14 +87,49 @@ fn bench_script() -> String {
 # Made by `cargo oxide bench` and `cargo oxide bundle`. Results (bench.json, bench.csv,
 # bench.txt and the CUDA C++ PTX) go to $OUT when set, else to bench-results/. Arguments go
 # to the binary: ./bench.sh --quick, ./bench.sh --only vecadd,saxpy, ./bench.sh --help.
+# Then, when the bundle has the example `gemm_bf16` (`cargo oxide bundle`), its rows: the bf16
+# GEMM (sm_90a) against cuBLAS at 4096^3 and 8192^3 (gemm_bf16.md and gemm_bf16.json; skipped
+# on other GPUs, and with --only, --list or --help).
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")"
 # Module load times are then full JIT compilations, not hits in the driver's cache.
 export CUDA_CACHE_DISABLE=1
-exec ./bench --out "${OUT:-bench-results}" "$@"
+out="${OUT:-bench-results}"
+./bench --out "$out" "$@"
+status=$?
+gemm=yes
+for arg in "$@"; do
+    case "$arg" in
+        --only|--only=*|--list|--help|-h) gemm=no ;;
+    esac
+done
+if [ "$gemm" = yes ] && [ -x ./gemm_bf16 ]; then
+@CUBLAS@    ./gemm_bf16 --bench "$out" || status=1
+fi
+exit "$status"
 "#
-    .to_owned()
+    .replace("@CUBLAS@", CUBLAS_ON_LIBRARY_PATH)
 }
+
+/// Shell lines (for `bench.sh` and the bundle's `run.sh`) that let `gemm_bf16` load cuBLAS:
+/// cudarc opens it by the names `libcublas.so`, `libcublas.so.12`, ..., and CUDA 13 installs
+/// `libcublas.so.13`. `CUDA_OXIDE_CUBLAS=/path/to/libcublas.so.N` names it, else the loader's
+/// cache or `/usr/local/cuda/lib64` has it; a folder with a `libcublas.so` link to it, and its
+/// own folder (for `libcublasLt`), go on the library path. Nothing happens when none is found.
+pub const CUBLAS_ON_LIBRARY_PATH: &str = r#"    # cuBLAS for gemm_bf16 (cudarc opens libcublas.so, .so.12, ...; CUDA 13 has .so.13).
+    cublas="${CUDA_OXIDE_CUBLAS:-}"
+    if [ -z "$cublas" ]; then
+        cublas=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libcublas\.so\.[0-9]* .*=> //p' | head -n 1)
+    fi
+    if [ -z "$cublas" ]; then
+        cublas=$(ls /usr/local/cuda/lib64/libcublas.so.[0-9]* 2>/dev/null | head -n 1)
+    fi
+    if [ -n "$cublas" ]; then
+        link=$(mktemp -d)
+        ln -s "$cublas" "$link/libcublas.so"
+        export LD_LIBRARY_PATH="$link:$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+"#;
 
 #[cfg(test)]
 mod tests {
@@ -103,7 +138,13 @@ mod tests {
     #[test]
     fn script_runs_the_suite_into_out() {
         let script = bench_script();
-        assert!(script.contains(r#"exec ./bench --out "${OUT:-bench-results}" "$@""#));
+        assert!(script.contains(r#"out="${OUT:-bench-results}""#));
+        assert!(script.contains(r#"./bench --out "$out" "$@""#));
+        // The bf16 GEMM's rows against cuBLAS, when the bundle has the example.
+        assert!(script.contains(r#"./gemm_bf16 --bench "$out" || status=1"#));
+        assert!(script.contains(r#"exit "$status""#));
+        assert!(script.contains(r#"ln -s "$cublas" "$link/libcublas.so""#));
+        assert!(!script.contains("@CUBLAS@"));
         assert!(script.contains("CUDA_CACHE_DISABLE=1"));
     }
 }

@@ -156,6 +156,8 @@ logs="${{OUT:-logs}}"
 mkdir -p "$logs"
 passed=0
 failed=0
+if [ -x ./gemm_bf16 ]; then
+{cublas}fi
 {skipped}for example in {examples}; do
     start=$(date +%s%N)
     if "./$example" >"$logs/$example.log" 2>&1; then
@@ -175,7 +177,8 @@ done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
 "#,
-        examples = examples.join(" ")
+        examples = examples.join(" "),
+        cublas = bench::CUBLAS_ON_LIBRARY_PATH,
     )
 }
 
@@ -213,6 +216,11 @@ mod tests {
             "{script}"
         );
         assert!(script.contains(r#"[ "$failed" -eq 0 ]"#), "{script}");
+        // gemm_bf16 loads cuBLAS (cudarc's names: libcublas.so, ...).
+        assert!(
+            script.contains(r#"ln -s "$cublas" "$link/libcublas.so""#),
+            "{script}"
+        );
     }
 
     #[test]

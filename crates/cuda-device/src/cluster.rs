@@ -2,6 +2,14 @@
 //! cluster and can read and write each other's shared memory (distributed shared memory). A
 //! launch without clusters is a cluster of one block, where these functions still work.
 //! Names follow CUDA's (`clusterIdx_x`, like `thread::blockIdx_x`).
+//!
+//! A kernel gets its cluster shape from `#[cluster_dims(x, y, z)]` (CUDA's `__cluster_dims__`;
+//! PTX `.explicitcluster` and `.reqnctapercluster`): every launch of it, an ordinary one, is a
+//! cluster launch, and its grid must be a multiple of the shape. Blocks of a cluster share
+//! work through [map_shared_rank] (distributed shared memory), TMA multicast
+//! (`tma::load_2d_multicast`) and arrivals at each other's barriers
+//! (`mbarrier::raw::arrive_cluster`); [sync] orders a barrier's initialisation before the other
+//! blocks use it, and keeps a block from exiting while the others may still reach into it.
 
 #![allow(non_snake_case)]
 

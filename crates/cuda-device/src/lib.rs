@@ -40,7 +40,7 @@ pub mod warp;
 pub mod warpgroup;
 pub mod wgmma;
 
-pub use cuda_macros::{device, gpu_printf, kernel, launch_bounds};
+pub use cuda_macros::{cluster_dims, device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
 pub use shared::{DynamicSharedArray, SharedArray};
 pub use thread::ThreadIndex;
@@ -51,6 +51,26 @@ pub use thread::ThreadIndex;
 #[doc(hidden)]
 #[inline(never)]
 pub fn launch_bounds_marker<const MAX_THREADS: u32, const MIN_BLOCKS: u32>() {}
+
+/// What `#[cluster_dims(X, Y, Z)]` puts at the start of a kernel: the codegen backend reads
+/// the cluster shape from this call's const arguments. It does nothing; not for direct use.
+#[doc(hidden)]
+#[inline(never)]
+pub fn cluster_dims_marker<const X: u32, const Y: u32, const Z: u32>() {}
+
+/// The check `#[cluster_dims]` evaluates at compile time, for sides that are named constants.
+/// Not for direct use.
+#[doc(hidden)]
+pub const fn check_cluster_dims(x: u32, y: u32, z: u32) {
+    assert!(
+        x >= 1 && y >= 1 && z >= 1,
+        "#[cluster_dims]: a cluster side is at least 1 block"
+    );
+    assert!(
+        x as u64 * y as u64 * z as u64 <= 8,
+        "#[cluster_dims]: a cluster has at most 8 blocks"
+    );
+}
 
 /// What `#[kernel(fmad)]` puts at the start of a kernel: the codegen backend then contracts
 /// float multiplications and additions of the kernel's body into fused multiply-adds (nvcc's

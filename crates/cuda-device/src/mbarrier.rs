@@ -49,6 +49,18 @@ pub mod raw {
         /// # Safety
         /// `addr` is an initialised barrier.
         pub unsafe fn arrive(addr: u64) -> u64;
+        /// Arrives at the barrier of block `rank` of the cluster that sits where `addr` (a
+        /// barrier of this block) sits in this block (`mapa.shared::cluster` +
+        /// `mbarrier.arrive.shared::cluster.b64`, release at CTA scope; sm_90). It orders
+        /// what the barrier's waiters need ordered when what they wait for is this thread's
+        /// shared-memory reads (a pipeline stage released to a TMA producer); data written
+        /// for the other block needs a cluster fence ([crate::cluster::fence]) first.
+        /// Intrinsic.
+        ///
+        /// # Safety
+        /// The barrier is initialised in block `rank` (a cluster barrier after the
+        /// initialisation orders that), and that block has not exited.
+        pub unsafe fn arrive_cluster(addr: u64, rank: u32);
         /// Expects `tx_bytes` more bytes in the current phase, then arrives
         /// (`mbarrier.arrive.expect_tx.b64`; sm_90). Intrinsic.
         ///

@@ -14,6 +14,9 @@
 //! Shared memory written by ordinary stores must be fenced ([crate::sync::fence_proxy_async_shared])
 //! and the block synchronised before a store copies it.
 //!
+//! Within a thread-block cluster ([crate::cluster]), [load_2d_multicast] copies one box into
+//! the shared memory of several blocks at once.
+//!
 //! Coordinates are in elements, innermost dimension first (`x` is the column of a row-major
 //! matrix); boxes that reach past the tensor's edges are filled with zeros on loads and
 //! clipped on stores. Shared-memory boxes must be aligned to 128 bytes (1024 with the 128-byte
@@ -68,6 +71,14 @@ pub mod raw {
         /// # Safety
         /// As for [load_2d].
         pub unsafe fn load_3d(dst: u64, tmap: u64, c0: i32, c1: i32, c2: i32, bar: u64);
+        /// Copies the 2-D box at `(c0, c1)` into shared memory at `dst` of every block of the
+        /// cluster whose bit (block rank) is set in `mask`, completing on the barrier at `bar`'s
+        /// offset in each (`cp.async.bulk.tensor.2d...multicast::cluster`; sm_90). Intrinsic.
+        ///
+        /// # Safety
+        /// As for [load_2d], in every block of `mask`: each has the shared memory free and the
+        /// barrier initialised, and has not exited.
+        pub unsafe fn load_2d_multicast(dst: u64, tmap: u64, c0: i32, c1: i32, bar: u64, mask: u32);
         /// Copies shared memory at `src` to the 2-D box at `(c0, c1)` of the tensor map at
         /// `tmap`, in this thread's current bulk group
         /// (`cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group`; sm_90). Intrinsic.
@@ -122,6 +133,39 @@ pub mod raw {
 pub unsafe fn load_2d<T>(map: &TensorMap, dst: *mut T, x: i32, y: i32, bar: &BarrierHandle) {
     // SAFETY: forwarded to the caller; `map` is a tensor map and `bar` initialised.
     unsafe { raw::load_2d(dst as u64, map.address(), x, y, bar.address()) }
+}
+
+/// Starts copying the 2-D box at `(x, y)` of `map` into shared memory at `dst` of every block
+/// of this block's cluster whose rank's bit is set in `blocks` (`0b11`: ranks 0 and 1), at the
+/// same offset in each; in each block the bytes complete on the barrier at `bar`'s offset
+/// (which must expect them there). One load feeds several blocks: blocks of a cluster that
+/// need the same tile each load a part of it for all (`examples/gemm_bf16`). Call it from one
+/// thread.
+///
+/// # Safety
+/// As for [load_2d], in every block of `blocks`: each has the shared memory free and the
+/// barrier initialised (a cluster barrier after the initialisation orders that, see
+/// [crate::cluster::sync]), and none exits before the copy has landed.
+#[inline]
+pub unsafe fn load_2d_multicast<T>(
+    map: &TensorMap,
+    dst: *mut T,
+    x: i32,
+    y: i32,
+    bar: &BarrierHandle,
+    blocks: u16,
+) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        raw::load_2d_multicast(
+            dst as u64,
+            map.address(),
+            x,
+            y,
+            bar.address(),
+            u32::from(blocks),
+        )
+    }
 }
 
 /// Starts copying the 3-D box at `(x, y, z)` of `map` into shared memory at `dst`, completing

@@ -56,7 +56,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
 }
 
 /// Whether `attr`'s path ends in `name` (`launch_bounds`, `cuda_device::launch_bounds`).
-fn is_named(attr: &Attribute, name: &str) -> bool {
+pub(crate) fn is_named(attr: &Attribute, name: &str) -> bool {
     attr.path()
         .segments
         .last()
@@ -106,7 +106,7 @@ fn parse_bounds(attr: TokenStream) -> Result<Bounds> {
 }
 
 /// The value of an integer literal (`256`, `256u32`); `None` for other expressions.
-fn literal(expr: &Expr) -> Result<Option<u64>> {
+pub(crate) fn literal(expr: &Expr) -> Result<Option<u64>> {
     match expr {
         Expr::Lit(ExprLit {
             lit: Lit::Int(int), ..

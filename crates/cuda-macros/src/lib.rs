@@ -11,11 +11,14 @@
 //!   the kernel's own crate do not need it. The original name stays usable through an alias.
 //! - `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel becomes PTX `.maxntid` and
 //!   `.minnctapersm`, through a marker call the backend reads.
+//! - `#[cluster_dims(X, Y, Z)]` on a kernel becomes PTX `.explicitcluster` and
+//!   `.reqnctapercluster`, the same way.
 //! - `gpu_printf!` prints from device code through CUDA's `vprintf`, with Rust format strings
 //!   translated to C ones at compile time.
 //! - `#[cuda_module]` (used through `cuda_host::cuda_module`) reads the kernels of a module and
 //!   generates the host side: `load` for the embedded PTX and a typed launcher per kernel.
 
+mod cluster_dims;
 mod cuda_module;
 mod device;
 mod host_memory;
@@ -55,6 +58,27 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn launch_bounds(attr: TokenStream, item: TokenStream) -> TokenStream {
     launch_bounds::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// CUDA's `__cluster_dims__` for a `#[kernel]` (sm_90 and newer): every launch groups the
+/// kernel's blocks into thread-block clusters of `X × Y × Z` blocks, which run at the same time
+/// on one GPU processing cluster and share their shared memory (`cuda_device::cluster`). The
+/// grid must be a multiple of the cluster shape. It becomes PTX `.explicitcluster` and
+/// `.reqnctapercluster X, Y, Z`, so an ordinary launch is a cluster launch.
+///
+/// ```ignore
+/// #[kernel]
+/// #[cluster_dims(2, 1, 1)]
+/// pub fn pairs(x: &mut [f32]) { /* ... */ }
+/// ```
+///
+/// One to three sides (missing ones are 1), integer literals or constant expressions; at most
+/// 8 blocks in all.
+#[proc_macro_attribute]
+pub fn cluster_dims(attr: TokenStream, item: TokenStream) -> TokenStream {
+    cluster_dims::expand(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

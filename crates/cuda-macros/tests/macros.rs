@@ -15,8 +15,32 @@ fn compile_fail_alone() {
     cases.compile_fail("tests/ui-alone/launch_bounds_const_out_of_range.rs");
 }
 
+/// The same for `#[cluster_dims]` with a named constant (its own run, for the same reason).
+#[test]
+fn compile_fail_alone_cluster() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/ui-alone-cluster/cluster_dims_const_zero.rs");
+}
+
 mod accepted {
-    use cuda_device::{DisjointSlice, device, gpu_printf, kernel, launch_bounds, thread};
+    use cuda_device::{
+        DisjointSlice, cluster_dims, device, gpu_printf, kernel, launch_bounds, thread,
+    };
+
+    #[kernel]
+    #[cluster_dims(2)]
+    pub fn paired(a: &[f32]) {
+        let _ = a;
+    }
+
+    const PAIR: u32 = 2;
+
+    #[cluster_dims(PAIR, 2, 2)]
+    #[kernel]
+    #[launch_bounds(128)]
+    pub fn clustered_by_constants(a: &[f32]) {
+        let _ = a;
+    }
 
     #[kernel]
     pub fn plain(a: &[f32], mut out: DisjointSlice<f32>) {

@@ -428,6 +428,15 @@ intrinsics! {
     /// (`mbarrier.arrive.b64`).
     mbarrier_arrive: mbarrier::raw::arrive(U64) -> U64
         = ptx("mbarrier.arrive.b64 $0, [$1];", "=l,l"), memory ReadWrite, sm 80, ptx 70;
+    /// Arrives (release at CTA scope, the default: a cluster-scope release costs a GPU-wide
+    /// memory barrier) at the barrier that is, in block `rank` of the cluster, where `addr` (a
+    /// generic address into this block's shared memory) is in this block
+    /// (`mapa.shared::cluster` + `mbarrier.arrive.shared::cluster.b64`).
+    mbarrier_arrive_cluster: mbarrier::raw::arrive_cluster(U64, U32)
+        = ptx("{ .reg .b64 %ha; .reg .b32 %hl, %hr; cvta.to.shared.u64 %ha, $0; \
+               cvt.u32.u64 %hl, %ha; mapa.shared::cluster.u32 %hr, %hl, $1; \
+               mbarrier.arrive.shared::cluster.b64 _, [%hr]; }", "l,r"),
+        memory ReadWrite, sm 90, ptx 80;
     /// Adds `tx_bytes` to the transaction count the current phase waits for, then arrives
     /// (`mbarrier.arrive.expect_tx.b64`).
     mbarrier_arrive_expect_tx: mbarrier::raw::arrive_expect_tx(U64, U32) -> U64
@@ -473,6 +482,16 @@ intrinsics! {
         = ptx("{ .reg .b64 %hd, %hb; cvta.to.shared.u64 %hd, $0; cvta.to.shared.u64 %hb, $4; \
                cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
                [%hd], [$1, {$2, $3}], [%hb]; }", "l,l,r,r,l"),
+        memory ReadWrite, sm 90, ptx 80;
+    /// Copies the 2-D box at `(c0, c1)` of the tensor map at `tmap` to shared memory at `dst`
+    /// in every block of the cluster whose bit is set in `mask` (the low 16 bits), the bytes
+    /// completing on the barrier at `bar`'s offset in each of them
+    /// (`cp.async.bulk.tensor.2d...complete_tx::bytes.multicast::cluster`).
+    tma_load_2d_multicast: tma::raw::load_2d_multicast(U64, U64, I32, I32, U64, U32)
+        = ptx("{ .reg .b64 %hd, %hb; .reg .b16 %hm; cvta.to.shared.u64 %hd, $0; \
+               cvta.to.shared.u64 %hb, $4; cvt.u16.u32 %hm, $5; \
+               cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\
+               .multicast::cluster [%hd], [$1, {$2, $3}], [%hb], %hm; }", "l,l,r,r,l,r"),
         memory ReadWrite, sm 90, ptx 80;
     /// Copies the 3-D box at `(c0, c1, c2)` of the tensor map at `tmap` to shared memory at
     /// `dst`, completing on the barrier at `bar` (`cp.async.bulk.tensor.3d...`).

@@ -43,6 +43,21 @@ pub fn set_launch_bounds(ctx: &Context, func: &FuncOp, max_threads: u32, min_blo
     func.set_attr_llvm_func_attrs(ctx, attrs);
 }
 
+/// Give the kernel `func` a cluster shape of `dims` blocks: `"nvvm.cluster_dim"="x,y,z"`,
+/// PTX `.explicitcluster` and `.reqnctapercluster x, y, z`.
+pub fn set_cluster_dims(ctx: &Context, func: &FuncOp, dims: [u32; 3]) {
+    let mut attrs: LlvmAttributesAttr = func
+        .get_attr_llvm_func_attrs(ctx)
+        .map(|a| a.clone())
+        .unwrap_or_default();
+    let [x, y, z] = dims;
+    attrs.set(
+        "nvvm.cluster_dim",
+        LlvmAttrValue::Str(format!("{x},{y},{z}")),
+    );
+    func.set_attr_llvm_func_attrs(ctx, attrs);
+}
+
 /// Whether `func` carries the kernel marker.
 pub fn is_kernel(ctx: &Context, func: &FuncOp) -> bool {
     func.get_operation()

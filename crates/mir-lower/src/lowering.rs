@@ -217,6 +217,7 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     };
 
     let bounds = func.launch_bounds(ctx);
+    let cluster = func.cluster_dims(ctx);
     let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
     let loc = func.get_operation().deref(ctx).loc().clone();
     llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
@@ -225,6 +226,9 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         llvm_export::set_param_attrs(ctx, &llvm_func, param_attrs);
         if let Some(bounds) = bounds {
             llvm_export::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
+        }
+        if let Some(cluster) = cluster {
+            llvm_export::set_cluster_dims(ctx, &llvm_func, cluster.dims);
         }
         for param in grid_constant_params {
             let pointee = value_type(ctx, param.pointee).map_err(signature_error)?;

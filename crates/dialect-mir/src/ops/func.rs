@@ -47,6 +47,23 @@ dict_key!(
 );
 
 dict_key!(
+    /// Attribute key of a kernel's `#[cluster_dims(x, y, z)]`: blocks per cluster along x
+    /// (`ui32`; the y and z keys follow).
+    ATTR_KEY_MIR_FUNC_CLUSTER_X,
+    "mir_func_cluster_x"
+);
+dict_key!(
+    /// Attribute key of a kernel's blocks per cluster along y (`ui32`).
+    ATTR_KEY_MIR_FUNC_CLUSTER_Y,
+    "mir_func_cluster_y"
+);
+dict_key!(
+    /// Attribute key of a kernel's blocks per cluster along z (`ui32`).
+    ATTR_KEY_MIR_FUNC_CLUSTER_Z,
+    "mir_func_cluster_z"
+);
+
+dict_key!(
     /// Attribute key marking a function never to be inlined (`#[inline(never)]`: LLVM
     /// `noinline`, PTX `.noinline`). A unit attribute.
     ATTR_KEY_MIR_FUNC_NOINLINE,
@@ -124,6 +141,39 @@ pub struct LaunchBounds {
     pub max_threads: u32,
     /// Minimum resident blocks per multiprocessor, if asked for (at least 1).
     pub min_blocks: Option<u32>,
+}
+
+/// The most blocks a portable thread-block cluster has (sm_90).
+pub const MAX_BLOCKS_PER_CLUSTER: u32 = 8;
+
+/// A kernel's cluster shape (`#[cluster_dims(x, y, z)]`, CUDA's `__cluster_dims__`): every
+/// launch of it groups blocks into clusters of `x × y × z` blocks. It becomes PTX
+/// `.explicitcluster` and `.reqnctapercluster x, y, z` (sm_90 and newer).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ClusterDims {
+    /// Blocks per cluster along x, y and z: each at least 1, their product at most
+    /// [MAX_BLOCKS_PER_CLUSTER].
+    pub dims: [u32; 3],
+}
+
+impl ClusterDims {
+    /// Why `dims` is not a cluster shape, if it is not one.
+    pub fn problem(dims: [u32; 3]) -> Option<String> {
+        if dims.contains(&0) {
+            return Some(format!(
+                "a cluster of {} x {} x {} blocks: each side is at least 1",
+                dims[0], dims[1], dims[2]
+            ));
+        }
+        let blocks = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+        (blocks > u64::from(MAX_BLOCKS_PER_CLUSTER)).then(|| {
+            format!(
+                "a cluster of {} x {} x {} = {blocks} blocks: a cluster has at most \
+                 {MAX_BLOCKS_PER_CLUSTER}",
+                dims[0], dims[1], dims[2]
+            )
+        })
+    }
 }
 
 /// A function: a symbol (the export name), a `builtin.function` type (parameters without the
@@ -253,6 +303,39 @@ impl FuncOp {
                 attributes.0.remove(&ATTR_KEY_MIR_FUNC_MIN_BLOCKS);
             }
         }
+    }
+
+    /// Record the kernel's cluster shape.
+    pub fn set_cluster_dims(&self, ctx: &mut Context, cluster: ClusterDims) {
+        let ui32 = IntegerType::get(ctx, 32, Signedness::Unsigned);
+        let width = std::num::NonZero::new(32).expect("32 is not zero");
+        let int = |value: u32| IntegerAttr::new(ui32, APInt::from_u64(u64::from(value), width));
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        let keys = [
+            &ATTR_KEY_MIR_FUNC_CLUSTER_X,
+            &ATTR_KEY_MIR_FUNC_CLUSTER_Y,
+            &ATTR_KEY_MIR_FUNC_CLUSTER_Z,
+        ];
+        for (key, value) in keys.into_iter().zip(cluster.dims) {
+            attributes.set(key.clone(), int(value));
+        }
+    }
+
+    /// The kernel's cluster shape, if it has one (all three attributes).
+    pub fn cluster_dims(&self, ctx: &Context) -> Option<ClusterDims> {
+        let op = self.get_operation().deref(ctx);
+        let read = |key| {
+            op.attributes
+                .get::<IntegerAttr>(key)
+                .map(|attr| u32::try_from(attr.value().to_u64()).unwrap_or(u32::MAX))
+        };
+        Some(ClusterDims {
+            dims: [
+                read(&ATTR_KEY_MIR_FUNC_CLUSTER_X)?,
+                read(&ATTR_KEY_MIR_FUNC_CLUSTER_Y)?,
+                read(&ATTR_KEY_MIR_FUNC_CLUSTER_Z)?,
+            ],
+        })
     }
 
     /// Record which parameters of the kernel are grid constants (bit `i` for parameter `i`).
@@ -400,6 +483,31 @@ impl Verify for FuncOp {
                     ctx,
                     "launch bounds asking for 0 blocks per multiprocessor; at least 1 is needed",
                 );
+            }
+        }
+        let cluster_keys = [
+            &ATTR_KEY_MIR_FUNC_CLUSTER_X,
+            &ATTR_KEY_MIR_FUNC_CLUSTER_Y,
+            &ATTR_KEY_MIR_FUNC_CLUSTER_Z,
+        ];
+        let cluster_attrs = cluster_keys
+            .iter()
+            .filter(|key| attributes.0.contains_key(**key))
+            .count();
+        if cluster_attrs != 0 {
+            if !self.is_kernel(ctx) {
+                return invalid(self, ctx, "only a kernel has a cluster shape");
+            }
+            let Some(cluster) = self.cluster_dims(ctx).filter(|_| cluster_attrs == 3) else {
+                return invalid(
+                    self,
+                    ctx,
+                    "a cluster shape needs the three integer attributes `mir_func_cluster_x`, \
+                     `_y` and `_z`",
+                );
+            };
+            if let Some(problem) = ClusterDims::problem(cluster.dims) {
+                return invalid(self, ctx, problem);
             }
         }
         let grid_constants = self.grid_constants(ctx);

@@ -171,6 +171,17 @@ pub fn translate_function(
     {
         func.set_launch_bounds(ctx, bounds);
     }
+    if function.is_kernel
+        && let Some(cluster) = super::launch_bounds::declared_cluster(body)?
+    {
+        if target.sm < 90 {
+            return Err(TranslationError::unsupported(format!(
+                "`#[cluster_dims]`: thread-block clusters need sm_90 or newer, but this build \
+                 targets {target}; build for sm_90 or newer (`--arch sm_90`)"
+            )));
+        }
+        func.set_cluster_dims(ctx, cluster);
+    }
     func.get_operation().insert_at_back(module_block, ctx);
     let entry = func
         .entry_block(ctx)

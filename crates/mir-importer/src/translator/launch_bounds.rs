@@ -1,5 +1,6 @@
-//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel, and the `fmad` option of
-//! `#[kernel(fmad)]` (a call to the marker `cuda_device::fmad_marker()`, read the same way).
+//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel, `#[cluster_dims(X, Y, Z)]` (the
+//! marker `cuda_device::cluster_dims_marker::<X, Y, Z>()`, read the same way), and the `fmad`
+//! option of `#[kernel(fmad)]` (a call to the marker `cuda_device::fmad_marker()`).
 //!
 //! The attribute macro puts a call to the marker `cuda_device::launch_bounds_marker::<MAX,
 //! MIN>()` (an empty function) at the start of the kernel; its `u32` const generic arguments
@@ -7,7 +8,7 @@
 //! gets them as attributes; the call itself is an ordinary call to an empty function, which the
 //! optimiser removes.
 
-use dialect_mir::ops::{LaunchBounds, MAX_THREADS_PER_BLOCK};
+use dialect_mir::ops::{ClusterDims, LaunchBounds, MAX_THREADS_PER_BLOCK};
 use rustc_public::CrateDef;
 use rustc_public::mir::{Body, TerminatorKind};
 use rustc_public::ty::{GenericArgKind, TyConstKind};
@@ -16,6 +17,9 @@ use super::error::{TResult, unsupported};
 
 /// The path of the marker the macro calls.
 pub const MARKER: &str = "cuda_device::launch_bounds_marker";
+
+/// The path of the marker `#[cluster_dims]` calls.
+pub const CLUSTER_MARKER: &str = "cuda_device::cluster_dims_marker";
 
 /// The path of the marker `#[kernel(fmad)]` calls.
 pub const FMAD_MARKER: &str = "cuda_device::fmad_marker";
@@ -34,9 +38,10 @@ pub fn asks_for_fmad(body: &Body) -> bool {
     })
 }
 
-/// The launch bounds a kernel's body declares, if any.
-pub fn declared(body: &Body) -> TResult<Option<LaunchBounds>> {
-    let mut found = None;
+/// The const generic arguments of each call of the marker `marker` in `body` (`None` for an
+/// argument that is not an evaluated integer).
+fn marker_calls(body: &Body, marker: &str) -> Vec<Vec<Option<u128>>> {
+    let mut calls = vec![];
     for block in &body.blocks {
         let TerminatorKind::Call { func, .. } = &block.terminator.kind else {
             continue;
@@ -47,16 +52,53 @@ pub fn declared(body: &Body) -> TResult<Option<LaunchBounds>> {
         let Some((def, args)) = ty.kind().fn_def().map(|(d, a)| (d, a.clone())) else {
             continue;
         };
-        if def.name() != MARKER {
+        if def.name() != marker {
             continue;
         }
-        let value = |index: usize| match args.0.get(index) {
-            Some(GenericArgKind::Const(c)) => match c.kind() {
-                TyConstKind::Value(_, bytes) => bytes.read_uint().ok(),
+        let values = args
+            .0
+            .iter()
+            .map(|arg| match arg {
+                GenericArgKind::Const(c) => match c.kind() {
+                    TyConstKind::Value(_, bytes) => bytes.read_uint().ok(),
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
-        };
+            })
+            .collect();
+        calls.push(values);
+    }
+    calls
+}
+
+/// The cluster shape a kernel's body declares (`#[cluster_dims]`), if any.
+pub fn declared_cluster(body: &Body) -> TResult<Option<ClusterDims>> {
+    let mut found = None;
+    for values in marker_calls(body, CLUSTER_MARKER) {
+        let mut dims = [0u32; 3];
+        for (side, value) in dims.iter_mut().zip(values.iter().chain([None; 3].iter())) {
+            match value.map(u32::try_from) {
+                Some(Ok(v)) => *side = v,
+                _ => unsupported!("a cluster shape whose sides are not `u32` constants"),
+            }
+        }
+        if let Some(problem) = ClusterDims::problem(dims) {
+            unsupported!("{problem}")
+        }
+        let cluster = ClusterDims { dims };
+        if found.is_some_and(|other| other != cluster) {
+            unsupported!("two different cluster shapes on one kernel")
+        }
+        found = Some(cluster);
+    }
+    Ok(found)
+}
+
+/// The launch bounds a kernel's body declares, if any.
+pub fn declared(body: &Body) -> TResult<Option<LaunchBounds>> {
+    let mut found = None;
+    for values in marker_calls(body, MARKER) {
+        let value = |index: usize| values.get(index).copied().flatten();
         let (Some(max_threads), Some(min_blocks)) = (value(0), value(1)) else {
             unsupported!("launch bounds that are not constants")
         };

@@ -1,0 +1,138 @@
+//! `#[cluster_dims]` from the attribute to the PTX (`tests/fixtures/cluster_dims`, built for
+//! sm_90): the shape on the dialect-mir function, the LLVM `"nvvm.cluster_dim"` attribute and
+//! PTX `.explicitcluster` / `.reqnctapercluster`; and a build error for targets without
+//! clusters.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn manifest() -> PathBuf {
+    repo().join("tests/fixtures/cluster_dims/Cargo.toml")
+}
+
+/// The stage outputs of the fixture for sm_90, generated once.
+fn stages() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = repo().join("tests/fixtures/target/cluster-dims-stages");
+        let _ = std::fs::remove_dir_all(&out);
+        let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+            .args(["pipeline", "--device-debug", "none", "--arch", "sm_90"])
+            .arg("--manifest-path")
+            .arg(manifest())
+            .arg("--out")
+            .arg(&out)
+            .env_remove("CUDA_OXIDE_TARGET")
+            .status()
+            .expect("cargo-oxide runs");
+        assert!(status.success(), "cargo oxide pipeline failed");
+        out
+    })
+}
+
+fn stage(extension: &str) -> String {
+    let path = stages().join(format!("cluster_dims.{extension}"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The lines of `text` from the one containing `start` up to the next blank line.
+fn paragraph<'a>(text: &'a str, start: &str) -> &'a str {
+    let begin = text
+        .find(start)
+        .unwrap_or_else(|| panic!("`{start}` missing:\n{text}"));
+    let rest = &text[begin..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+/// The directives of the PTX entry `kernel`, between its parameters and its body.
+fn entry_header(ptx: &str, kernel: &str) -> String {
+    let entry = format!(".visible .entry {kernel}(");
+    let begin = ptx
+        .find(&entry)
+        .unwrap_or_else(|| panic!("`{entry}` missing"));
+    let rest = &ptx[begin..];
+    let params_end = rest.find(')').expect("a parameter list");
+    let body = rest.find("\n{").expect("a body");
+    // Without llc's `// @name` comments.
+    let lines: Vec<&str> = rest[params_end + 1..body]
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    lines.join("\n")
+}
+
+#[test]
+fn dialect_mir_carries_the_shape_on_the_kernel() {
+    let text = stage("mir");
+    let paired = paragraph(&text, "mir.func @paired");
+    assert!(
+        paired.contains(
+            "mir_func_cluster_x: builtin.integer <2: ui32>, mir_func_cluster_y: builtin.integer \
+             <1: ui32>, mir_func_cluster_z: builtin.integer <1: ui32>"
+        ),
+        "{paired}"
+    );
+    let by_constant = paragraph(&text, "mir.func @by_constant");
+    assert!(
+        by_constant.contains("mir_func_cluster_z: builtin.integer <2: ui32>"),
+        "{by_constant}"
+    );
+    let single = paragraph(&text, "mir.func @single");
+    assert!(!single.contains("mir_func_cluster"), "{single}");
+}
+
+#[test]
+fn llvm_ir_and_ptx_have_the_cluster_shape() {
+    let ll = stage("ll");
+    assert!(ll.contains("\"nvvm.cluster_dim\"=\"2,1,1\""), "{ll}");
+    assert!(ll.contains("\"nvvm.cluster_dim\"=\"2,1,2\""), "{ll}");
+    let ptx = stage("ptx");
+    assert_eq!(
+        entry_header(&ptx, "paired"),
+        ".explicitcluster\n.reqnctapercluster 2, 1, 1"
+    );
+    assert_eq!(
+        entry_header(&ptx, "by_constant"),
+        ".maxntid 128\n.explicitcluster\n.reqnctapercluster 2, 1, 2"
+    );
+    assert_eq!(entry_header(&ptx, "single"), "");
+    assert!(
+        !ptx.contains("cluster_dims_marker"),
+        "the marker call is optimised away"
+    );
+}
+
+#[test]
+fn a_cluster_shape_before_sm_90_is_a_build_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["build", "--arch", "sm_80", "--manifest-path"])
+        .arg(manifest())
+        .env(
+            "CUDA_OXIDE_TARGET_DIR",
+            repo().join("tests/fixtures/target/cluster-dims-sm80"),
+        )
+        .env_remove("CUDA_OXIDE_TARGET")
+        .output()
+        .expect("cargo-oxide runs");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the build succeeded:\n{text}");
+    assert!(!text.contains("panicked"), "the compiler crashed:\n{text}");
+    assert!(
+        text.contains(
+            "`#[cluster_dims]`: thread-block clusters need sm_90 or newer, but this build \
+             targets sm_80"
+        ),
+        "{text}"
+    );
+    // The kernel is named (the first one translated).
+    assert!(
+        text.contains("cannot compile `cluster_dims::paired`")
+            || text.contains("cannot compile `cluster_dims::by_constant`"),
+        "the kernel is not named:\n{text}"
+    );
+}
