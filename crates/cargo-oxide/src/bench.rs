@@ -36,6 +36,7 @@ pub fn build_into(
     };
     let built = user_build::build(&target)?;
     place(&built.artifact_dir, BENCH_CRATE, dir)?;
+    build_gemm_into(dir, device_debug)?;
     let script = dir.join("bench.sh");
     std::fs::write(&script, bench_script()).map_err(|source| OxideError::Io {
         path: script.clone(),
@@ -45,6 +46,42 @@ pub fn build_into(
         path: script.clone(),
         source,
     })
+}
+
+/// The example timed against cuBLAS after the suite (its own table), built like the suite with
+/// the release profile, for the architecture its manifest names, into `dir/`[GEMM_DIR] (the
+/// bundle's examples keep their dev-profile build of it).
+pub const GEMM_CRATE: &str = "gemm_bf16";
+
+/// Where [GEMM_CRATE]'s release build goes inside the bundle.
+pub const GEMM_DIR: &str = "bench-release";
+
+fn build_gemm_into(dir: &Path, device_debug: Option<DeviceDebug>) -> Result<(), OxideError> {
+    let manifest = crate::backend::repo_root()?
+        .join("examples")
+        .join(GEMM_CRATE)
+        .join("Cargo.toml");
+    if !manifest.is_file() {
+        return Ok(());
+    }
+    let target = BuildTarget {
+        example: Some(GEMM_CRATE.to_owned()),
+        manifest_path: None,
+        release: true,
+        arch: crate::bundle::example_arch(&manifest),
+        features: Vec::new(),
+        verbose: false,
+        device_debug,
+        fmad: false,
+        panic_messages: None,
+    };
+    let built = user_build::build(&target)?;
+    let gemm_dir = dir.join(GEMM_DIR);
+    std::fs::create_dir_all(&gemm_dir).map_err(|source| OxideError::Io {
+        path: gemm_dir.clone(),
+        source,
+    })?;
+    place(&built.artifact_dir, GEMM_CRATE, &gemm_dir)
 }
 
 /// `cargo oxide bench`: build into the bundle folder, then run it when asked.
@@ -87,9 +124,9 @@ fn bench_script() -> String {
 # Made by `cargo oxide bench` and `cargo oxide bundle`. Results (bench.json, bench.csv,
 # bench.txt and the CUDA C++ PTX) go to $OUT when set, else to bench-results/. Arguments go
 # to the binary: ./bench.sh --quick, ./bench.sh --only vecadd,saxpy, ./bench.sh --help.
-# Then, when the bundle has the example `gemm_bf16` (`cargo oxide bundle`), its rows: the bf16
-# GEMM (sm_90a) against cuBLAS at 4096^3 and 8192^3 (gemm_bf16.md and gemm_bf16.json; skipped
-# on other GPUs, and with --only, --list or --help).
+# Then the example `gemm_bf16` (its release build in bench-release/): the bf16 GEMM (sm_90a)
+# against cuBLAS at 4096^3 and 8192^3 (gemm_bf16.md and gemm_bf16.json; skipped on other GPUs,
+# and with --only, --list or --help).
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")"
 # Module load times are then full JIT compilations, not hits in the driver's cache.
@@ -103,8 +140,8 @@ for arg in "$@"; do
         --only|--only=*|--list|--help|-h) gemm=no ;;
     esac
 done
-if [ "$gemm" = yes ] && [ -x ./gemm_bf16 ]; then
-@CUBLAS@    ./gemm_bf16 --bench "$out" || status=1
+if [ "$gemm" = yes ] && [ -x ./bench-release/gemm_bf16 ]; then
+@CUBLAS@    ./bench-release/gemm_bf16 --bench "$out" || status=1
 fi
 exit "$status"
 "#
@@ -141,7 +178,7 @@ mod tests {
         assert!(script.contains(r#"out="${OUT:-bench-results}""#));
         assert!(script.contains(r#"./bench --out "$out" "$@""#));
         // The bf16 GEMM's rows against cuBLAS, when the bundle has the example.
-        assert!(script.contains(r#"./gemm_bf16 --bench "$out" || status=1"#));
+        assert!(script.contains(r#"./bench-release/gemm_bf16 --bench "$out" || status=1"#));
         assert!(script.contains(r#"exit "$status""#));
         assert!(script.contains(r#"ln -s "$cublas" "$link/libcublas.so""#));
         assert!(!script.contains("@CUBLAS@"));

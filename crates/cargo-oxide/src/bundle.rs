@@ -85,7 +85,7 @@ fn pending_reason(manifest: &Path) -> Option<String> {
 
 /// The `arch = "sm_XX"` of an example's `[package.metadata.cuda-oxide]`: the architecture it
 /// needs (`sm_90a` for `wgmma`), which the bundle builds it for whatever `--arch` says.
-fn example_arch(manifest: &Path) -> Option<String> {
+pub(crate) fn example_arch(manifest: &Path) -> Option<String> {
     metadata_value(manifest, "arch")
 }
 

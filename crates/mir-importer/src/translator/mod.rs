@@ -10,7 +10,7 @@
 //! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
 //! ones among them, [math] the math ones, [atomic] the atomic ones (and `cuda_device`'s
 //! atomic stubs) and [simd] the portable SIMD ones; [x86] the LLVM x86 intrinsics that
-//! `core::arch` declares; [fmt_descriptor] what stands for a formatting method's address
+//! `core::arch` declares, [inline_asm] the pure x86 `asm!` forms crates use for arithmetic; [fmt_descriptor] what stands for a formatting method's address
 //! (panic messages are formatted by the host); [panic] the failure edge of `Assert` and
 //! `#[track_caller]` locations. [types] maps Rust types to dialect-mir types with rustc's layout;
 //! [validity] answers whether a type allows a value (for `mem::zeroed`'s check);
@@ -30,6 +30,7 @@ pub mod external;
 pub mod fmt_descriptor;
 pub mod global;
 pub mod gpu_intrinsic;
+pub mod inline_asm;
 pub mod launch_bounds;
 pub mod math;
 pub mod operand;

@@ -96,11 +96,13 @@ impl FnTranslator<'_> {
                 target,
                 ..
             } => self.translate_call(func, args, destination, *target),
-            TerminatorKind::InlineAsm { .. } => unsupported!(
-                "inline `asm!` (assembly for the host CPU: device code is compiled from the \
-                 host's MIR, so a crate that picks its code by `cfg(target_arch)` sees the \
-                 host's; see docs/crates.md for the paths that have GPU versions)"
-            ),
+            TerminatorKind::InlineAsm {
+                template,
+                operands,
+                options,
+                destination,
+                ..
+            } => self.translate_inline_asm(template, operands, options, *destination),
         }
     }
 
