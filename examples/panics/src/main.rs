@@ -276,15 +276,17 @@ fn run_one(name: &str) -> ExitCode {
             println!("FAIL {name}: no panic on the CPU, but on the GPU: {outcome:?}");
             false
         }
-        (Err(
-            error @ Error::KernelPanic {
-                kernel,
-                in_flight,
-                panic,
-                ..
-            },
-        ),
-         Some((message, file, line, column))) => {
+        (
+            Err(
+                error @ Error::KernelPanic {
+                    kernel,
+                    in_flight,
+                    panic,
+                    ..
+                },
+            ),
+            Some((message, file, line, column)),
+        ) => {
             let text = error.to_string();
             let location = format!("{file}:{line}:{column}");
             let coordinates = format!("block ({PANIC_BLOCK}, 0, 0), thread ({PANIC_THREAD}, 0, 0)");
