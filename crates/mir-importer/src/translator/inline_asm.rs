@@ -44,7 +44,8 @@ pub fn template_text(pieces: &str) -> Option<String> {
             }
             text.push_str(literal);
             rest = &after[end + 2..];
-        } else if let Some(after) = rest.strip_prefix("Placeholder { operand_idx: ") {
+        } else {
+            let after = rest.strip_prefix("Placeholder { operand_idx: ")?;
             let digits = after.find(|c: char| !c.is_ascii_digit())?;
             let index: usize = after[..digits].parse().ok()?;
             let after = after[digits..].strip_prefix(", modifier: ")?;
@@ -63,8 +64,6 @@ pub fn template_text(pieces: &str) -> Option<String> {
                 Some(c) => text.push_str(&format!("{{{index}:{c}}}")),
                 None => text.push_str(&format!("{{{index}}}")),
             }
-        } else {
-            return None;
         }
         rest = rest
             .trim_start()
