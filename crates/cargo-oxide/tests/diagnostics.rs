@@ -355,7 +355,7 @@ fn host_cpu_paths_of_dependencies_are_errors_naming_the_crate_and_the_chain() {
     let case = Case {
         name: "host_cpu_path",
         helper: "cpu_dep::cycles() as u32 + x",
-        expected: "inline `asm!` (assembly for the host CPU",
+        expected: "inline `asm!` `rdtsc` (assembly for the host CPU",
     };
     let manifest = write_case(&root, &case);
     let with_dep = std::fs::read_to_string(&manifest).unwrap().replace(
