@@ -59,6 +59,33 @@ macro_rules! result {
     };
 }
 
+/// The inline-PTX lowering of one `wgmma.mma_async` with both operands from shared-memory
+/// descriptors: `$0` the accumulator array (tied to operand 1), `$2`/`$3` the descriptors of `A`
+/// and `B`, `$4` nonzero to add `D`. `$shape_types` is the instruction's suffix after
+/// `aligned.` (`"m64n64k8.f32.tf32.tf32"`). With `k_major`, the transpose operands of the
+/// bf16/f16 forms are written as 0, 0 (both K-major); tf32 and fp8 have no transpose operands
+/// (K-major is their only layout).
+macro_rules! wgmma_mma {
+    ($shape_types:literal) => {
+        wgmma_mma!(@ $shape_types, "")
+    };
+    ($shape_types:literal, k_major) => {
+        wgmma_mma!(@ $shape_types, ", 0, 0")
+    };
+    (@ $shape_types:literal, $transpose:literal) => {
+        ptx(
+            concat!(
+                "{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; wgmma.mma_async.sync.aligned.",
+                $shape_types,
+                " $0, $2, $3, %hp, 1, 1",
+                $transpose,
+                "; }"
+            ),
+            "=f,0,l,l,r",
+        )
+    };
+}
+
 /// Declares intrinsics: see the module documentation for the syntax.
 macro_rules! intrinsics {
     ($(
@@ -565,53 +592,104 @@ intrinsics! {
         = ptx("wgmma.wait_group.sync.aligned 2;", ""), memory ReadWrite, sm 90, ptx 80,
         convergent, arch_specific;
 
-    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 64 f32 tile `D` (32 registers per
-    /// thread), `A` (64 × 16) and `B` (16 × 64) bf16 in shared memory, both K-major, given by
-    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`).
+    // `wgmma.mma_async`: `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × N f32 tile `D` (N / 2
+    // registers per thread: F32x32, F32x64, F32x128 for N = 64, 128, 256), `A` (64 × K) and
+    // `B` (K × N) in shared memory, given by their matrix descriptors, both K-major (rows of
+    // K elements: 32 bytes per instruction whatever the type). The lowering is
+    // `wgmma_mma!(shape.types)` (tf32, fp8: no transpose operands exist) or
+    // `wgmma_mma!(shape.types, k_major)` (bf16, f16: transpose operands 0, 0).
+    /// 64 × 64 `D` += bf16 `A` (64 × 16) · `B` (16 × 64): `m64n64k16.f32.bf16.bf16`.
     wgmma_m64n64k16_f32_bf16: wgmma::raw::mma_m64n64k16_f32_bf16(F32x32, U64, U64, U32) -> F32x32
-        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
-               wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
-              "=f,0,l,l,r"),
+        = wgmma_mma!("m64n64k16.f32.bf16.bf16", k_major),
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
-    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 64 f32 tile `D` (32 registers per
-    /// thread), `A` (64 × 16) and `B` (16 × 64) f16 in shared memory, both K-major, given by
-    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16`).
-    wgmma_m64n64k16_f32_f16: wgmma::raw::mma_m64n64k16_f32_f16(F32x32, U64, U64, U32) -> F32x32
-        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
-               wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
-              "=f,0,l,l,r"),
-        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
-    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 128 f32 tile `D` (64 registers per
-    /// thread), `A` (64 × 16) and `B` (16 × 128) bf16 in shared memory, both K-major, given by
-    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`).
+    /// 64 × 128 `D` += bf16 `A` (64 × 16) · `B` (16 × 128): `m64n128k16.f32.bf16.bf16`.
     wgmma_m64n128k16_f32_bf16: wgmma::raw::mma_m64n128k16_f32_bf16(F32x64, U64, U64, U32) -> F32x64
-        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
-               wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
-              "=f,0,l,l,r"),
+        = wgmma_mma!("m64n128k16.f32.bf16.bf16", k_major),
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
-    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 128 f32 tile `D` (64 registers per
-    /// thread), `A` (64 × 16) and `B` (16 × 128) f16 in shared memory, both K-major, given by
-    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`).
+    /// 64 × 256 `D` += bf16 `A` (64 × 16) · `B` (16 × 256): `m64n256k16.f32.bf16.bf16`.
+    wgmma_m64n256k16_f32_bf16: wgmma::raw::mma_m64n256k16_f32_bf16(F32x128, U64, U64, U32)
+        -> F32x128
+        = wgmma_mma!("m64n256k16.f32.bf16.bf16", k_major),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 64 `D` += f16 `A` (64 × 16) · `B` (16 × 64): `m64n64k16.f32.f16.f16`.
+    wgmma_m64n64k16_f32_f16: wgmma::raw::mma_m64n64k16_f32_f16(F32x32, U64, U64, U32) -> F32x32
+        = wgmma_mma!("m64n64k16.f32.f16.f16", k_major),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 128 `D` += f16 `A` (64 × 16) · `B` (16 × 128): `m64n128k16.f32.f16.f16`.
     wgmma_m64n128k16_f32_f16: wgmma::raw::mma_m64n128k16_f32_f16(F32x64, U64, U64, U32) -> F32x64
-        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
-               wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
-              "=f,0,l,l,r"),
+        = wgmma_mma!("m64n128k16.f32.f16.f16", k_major),
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
-    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 256 f32 tile `D` (128 registers per
-    /// thread), `A` (64 × 16) and `B` (16 × 256) bf16 in shared memory, both K-major, given by
-    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16`).
-    wgmma_m64n256k16_f32_bf16: wgmma::raw::mma_m64n256k16_f32_bf16(F32x128, U64, U64, U32) -> F32x128
-        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
-               wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
-              "=f,0,l,l,r"),
-        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
-    /// `D = A·B + (scale_d != 0 ? D : 0)` on a 64 × 256 f32 tile `D` (128 registers per
-    /// thread), `A` (64 × 16) and `B` (16 × 256) f16 in shared memory, both K-major, given by
-    /// their matrix descriptors (`wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16`).
+    /// 64 × 256 `D` += f16 `A` (64 × 16) · `B` (16 × 256): `m64n256k16.f32.f16.f16`.
     wgmma_m64n256k16_f32_f16: wgmma::raw::mma_m64n256k16_f32_f16(F32x128, U64, U64, U32) -> F32x128
-        = ptx("{ .reg .pred %hp; setp.ne.b32 %hp, $4, 0; \
-               wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 $0, $2, $3, %hp, 1, 1, 0, 0; }",
-              "=f,0,l,l,r"),
+        = wgmma_mma!("m64n256k16.f32.f16.f16", k_major),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 64 `D` += tf32 `A` (64 × 8) · `B` (8 × 64): `m64n64k8.f32.tf32.tf32`.
+    wgmma_m64n64k8_f32_tf32: wgmma::raw::mma_m64n64k8_f32_tf32(F32x32, U64, U64, U32) -> F32x32
+        = wgmma_mma!("m64n64k8.f32.tf32.tf32", k_major),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 128 `D` += tf32 `A` (64 × 8) · `B` (8 × 128): `m64n128k8.f32.tf32.tf32`.
+    wgmma_m64n128k8_f32_tf32: wgmma::raw::mma_m64n128k8_f32_tf32(F32x64, U64, U64, U32) -> F32x64
+        = wgmma_mma!("m64n128k8.f32.tf32.tf32"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 256 `D` += tf32 `A` (64 × 8) · `B` (8 × 256): `m64n256k8.f32.tf32.tf32`.
+    wgmma_m64n256k8_f32_tf32: wgmma::raw::mma_m64n256k8_f32_tf32(F32x128, U64, U64, U32) -> F32x128
+        = wgmma_mma!("m64n256k8.f32.tf32.tf32"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 64 `D` += e4m3 `A` (64 × 32) · e4m3 `B` (32 × 64): `m64n64k32.f32.e4m3.e4m3`.
+    wgmma_m64n64k32_f32_e4m3: wgmma::raw::mma_m64n64k32_f32_e4m3(F32x32, U64, U64, U32) -> F32x32
+        = wgmma_mma!("m64n64k32.f32.e4m3.e4m3"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 128 `D` += e4m3 `A` (64 × 32) · e4m3 `B` (32 × 128): `m64n128k32.f32.e4m3.e4m3`.
+    wgmma_m64n128k32_f32_e4m3: wgmma::raw::mma_m64n128k32_f32_e4m3(F32x64, U64, U64, U32) -> F32x64
+        = wgmma_mma!("m64n128k32.f32.e4m3.e4m3"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 256 `D` += e4m3 `A` (64 × 32) · e4m3 `B` (32 × 256): `m64n256k32.f32.e4m3.e4m3`.
+    wgmma_m64n256k32_f32_e4m3: wgmma::raw::mma_m64n256k32_f32_e4m3(F32x128, U64, U64, U32)
+        -> F32x128
+        = wgmma_mma!("m64n256k32.f32.e4m3.e4m3"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 64 `D` += e5m2 `A` (64 × 32) · e5m2 `B` (32 × 64): `m64n64k32.f32.e5m2.e5m2`.
+    wgmma_m64n64k32_f32_e5m2: wgmma::raw::mma_m64n64k32_f32_e5m2(F32x32, U64, U64, U32) -> F32x32
+        = wgmma_mma!("m64n64k32.f32.e5m2.e5m2"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 128 `D` += e5m2 `A` (64 × 32) · e5m2 `B` (32 × 128): `m64n128k32.f32.e5m2.e5m2`.
+    wgmma_m64n128k32_f32_e5m2: wgmma::raw::mma_m64n128k32_f32_e5m2(F32x64, U64, U64, U32) -> F32x64
+        = wgmma_mma!("m64n128k32.f32.e5m2.e5m2"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 256 `D` += e5m2 `A` (64 × 32) · e5m2 `B` (32 × 256): `m64n256k32.f32.e5m2.e5m2`.
+    wgmma_m64n256k32_f32_e5m2: wgmma::raw::mma_m64n256k32_f32_e5m2(F32x128, U64, U64, U32)
+        -> F32x128
+        = wgmma_mma!("m64n256k32.f32.e5m2.e5m2"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 64 `D` += e4m3 `A` (64 × 32) · e5m2 `B` (32 × 64): `m64n64k32.f32.e4m3.e5m2`.
+    wgmma_m64n64k32_f32_e4m3_e5m2: wgmma::raw::mma_m64n64k32_f32_e4m3_e5m2(F32x32, U64, U64, U32)
+        -> F32x32
+        = wgmma_mma!("m64n64k32.f32.e4m3.e5m2"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 128 `D` += e4m3 `A` (64 × 32) · e5m2 `B` (32 × 128): `m64n128k32.f32.e4m3.e5m2`.
+    wgmma_m64n128k32_f32_e4m3_e5m2: wgmma::raw::mma_m64n128k32_f32_e4m3_e5m2(F32x64, U64, U64, U32)
+        -> F32x64
+        = wgmma_mma!("m64n128k32.f32.e4m3.e5m2"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 256 `D` += e4m3 `A` (64 × 32) · e5m2 `B` (32 × 256): `m64n256k32.f32.e4m3.e5m2`.
+    wgmma_m64n256k32_f32_e4m3_e5m2: wgmma::raw::mma_m64n256k32_f32_e4m3_e5m2(F32x128, U64, U64, U32)
+        -> F32x128
+        = wgmma_mma!("m64n256k32.f32.e4m3.e5m2"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 64 `D` += e5m2 `A` (64 × 32) · e4m3 `B` (32 × 64): `m64n64k32.f32.e5m2.e4m3`.
+    wgmma_m64n64k32_f32_e5m2_e4m3: wgmma::raw::mma_m64n64k32_f32_e5m2_e4m3(F32x32, U64, U64, U32)
+        -> F32x32
+        = wgmma_mma!("m64n64k32.f32.e5m2.e4m3"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 128 `D` += e5m2 `A` (64 × 32) · e4m3 `B` (32 × 128): `m64n128k32.f32.e5m2.e4m3`.
+    wgmma_m64n128k32_f32_e5m2_e4m3: wgmma::raw::mma_m64n128k32_f32_e5m2_e4m3(F32x64, U64, U64, U32)
+        -> F32x64
+        = wgmma_mma!("m64n128k32.f32.e5m2.e4m3"),
+        memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
+    /// 64 × 256 `D` += e5m2 `A` (64 × 32) · e4m3 `B` (32 × 256): `m64n256k32.f32.e5m2.e4m3`.
+    wgmma_m64n256k32_f32_e5m2_e4m3: wgmma::raw::mma_m64n256k32_f32_e5m2_e4m3(F32x128, U64, U64, U32)
+        -> F32x128
+        = wgmma_mma!("m64n256k32.f32.e5m2.e4m3"),
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
 
     // Thread-block clusters (sm_90). A launch without clusters is a cluster of one block.
