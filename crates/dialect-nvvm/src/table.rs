@@ -625,7 +625,7 @@ intrinsics! {
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
     /// 64 × 64 `D` += tf32 `A` (64 × 8) · `B` (8 × 64): `m64n64k8.f32.tf32.tf32`.
     wgmma_m64n64k8_f32_tf32: wgmma::raw::mma_m64n64k8_f32_tf32(F32x32, U64, U64, U32) -> F32x32
-        = wgmma_mma!("m64n64k8.f32.tf32.tf32", k_major),
+        = wgmma_mma!("m64n64k8.f32.tf32.tf32"),
         memory ReadWrite, sm 90, ptx 80, convergent, arch_specific;
     /// 64 × 128 `D` += tf32 `A` (64 × 8) · `B` (8 × 128): `m64n128k8.f32.tf32.tf32`.
     wgmma_m64n128k8_f32_tf32: wgmma::raw::mma_m64n128k8_f32_tf32(F32x64, U64, U64, U32) -> F32x64
