@@ -40,7 +40,7 @@ pub mod warp;
 pub mod warpgroup;
 pub mod wgmma;
 
-pub use cuda_macros::{cluster_dims, device, gpu_printf, kernel, launch_bounds};
+pub use cuda_macros::{block_dims, cluster_dims, device, gpu_printf, kernel, launch_bounds};
 pub use disjoint_slice::DisjointSlice;
 pub use shared::{DynamicSharedArray, SharedArray};
 pub use thread::ThreadIndex;
@@ -69,6 +69,30 @@ pub const fn check_cluster_dims(x: u32, y: u32, z: u32) {
     assert!(
         x as u64 * y as u64 * z as u64 <= 8,
         "#[cluster_dims]: a cluster has at most 8 blocks"
+    );
+}
+
+/// What `#[block_dims(X, Y, Z)]` puts at the start of a kernel: the codegen backend reads the
+/// block shape from this call's const arguments. It does nothing; not for direct use.
+#[doc(hidden)]
+#[inline(never)]
+pub fn block_dims_marker<const X: u32, const Y: u32, const Z: u32>() {}
+
+/// The check `#[block_dims]` evaluates at compile time, for sides that are named constants.
+/// Not for direct use.
+#[doc(hidden)]
+pub const fn check_block_dims(x: u32, y: u32, z: u32) {
+    assert!(
+        x >= 1 && y >= 1 && z >= 1,
+        "#[block_dims]: a block side is at least 1 thread"
+    );
+    assert!(
+        x as u64 * y as u64 * z as u64 <= 1024,
+        "#[block_dims]: a block has at most 1024 threads"
+    );
+    assert!(
+        z <= 64,
+        "#[block_dims]: a block has at most 64 threads along z"
     );
 }
 

@@ -111,6 +111,27 @@ pub mod __private {
             .map_err(|_| damaged("the text is not NUL-terminated or holds a NUL byte"))
     }
 
+    /// Refuses a launch of `kernel`, declared `#[block_dims(x, y, z)]`, whose block is not
+    /// exactly `dims` (the driver would refuse it with a bare `CUDA_ERROR_INVALID_VALUE`).
+    pub fn require_block_dims(
+        kernel: &'static str,
+        cfg: &crate::LaunchConfig,
+        dims: (u32, u32, u32),
+    ) -> Result<(), Error> {
+        if cfg.block_dim == dims {
+            return Ok(());
+        }
+        let (x, y, z) = dims;
+        Err(Error::BadLaunchConfig {
+            kernel,
+            config: format!("grid {:?} and block {:?}", cfg.grid_dim, cfg.block_dim),
+            problem: format!(
+                "the kernel is declared `#[block_dims({x}, {y}, {z})]`: launch it with blocks of \
+                 exactly ({x}, {y}, {z}) threads"
+            ),
+        })
+    }
+
     /// The cubin the backend embedded for a crate: `len` bytes (none when the build had no
     /// `ptxas`).
     ///
@@ -131,6 +152,23 @@ pub mod __private {
 #[cfg(test)]
 mod tests {
     use super::__private::{embedded_cubin, embedded_ptx};
+
+    #[test]
+    fn a_block_of_another_shape_is_refused_with_the_declared_one() {
+        use super::__private::require_block_dims;
+        let cfg = |block_dim| crate::LaunchConfig {
+            grid_dim: (4, 1, 1),
+            block_dim,
+            shared_mem_bytes: 0,
+        };
+        assert!(require_block_dims("t", &cfg((32, 8, 1)), (32, 8, 1)).is_ok());
+        let err = require_block_dims("t", &cfg((256, 1, 1)), (32, 8, 1)).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("#[block_dims(32, 8, 1)]") && text.contains("(256, 1, 1)"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn embedded_ptx_is_checked() {

@@ -77,6 +77,9 @@ struct KernelSig {
     cfgs: Vec<Attribute>,
     /// `///` docs of the kernel, repeated on its launcher.
     docs: Vec<Attribute>,
+    /// The kernel's `#[block_dims(x, y, z)]` when its sides are integer literals: the launcher
+    /// refuses other block shapes with an error saying so.
+    block_dims: Option<[u32; 3]>,
 }
 
 /// Names the generated launch methods use for their own parameters and locals.
@@ -191,7 +194,28 @@ fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
         is_unsafe: func.sig.unsafety.is_some(),
         cfgs: attrs_named(func, "cfg"),
         docs: attrs_named(func, "doc"),
+        block_dims: literal_block_dims(func),
     })
+}
+
+/// The sides of `func`'s `#[block_dims(...)]`, when each is an integer literal (missing sides
+/// are 1). Sides that name constants are checked by the driver only.
+fn literal_block_dims(func: &ItemFn) -> Option<[u32; 3]> {
+    use syn::punctuated::Punctuated;
+    let attr = func.attrs.iter().find(|attr| {
+        attr.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "block_dims")
+    })?;
+    let sides = attr
+        .parse_args_with(Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    let mut dims = [1u32; 3];
+    for (dim, side) in dims.iter_mut().zip(&sides) {
+        *dim = side.base10_parse().ok()?;
+    }
+    (1..=3).contains(&sides.len()).then_some(dims)
 }
 
 fn attrs_named(func: &ItemFn, name: &str) -> Vec<Attribute> {
@@ -495,6 +519,10 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
         (quote!(), quote!())
     };
     let args = Ident::new("__cuda_oxide_args", Span::call_site());
+    let block_check = kernel.block_dims.map(|[x, y, z]| {
+        let kernel_name = name.to_string();
+        quote!(#host::__private::require_block_dims(#kernel_name, &cfg, (#x, #y, #z))?;)
+    });
     let cfgs = &kernel.cfgs;
     let docs = &kernel.docs;
     let separator = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
@@ -511,6 +539,7 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
             cfg: #host::LaunchConfig,
             #( #params, )*
         ) -> ::core::result::Result<(), #host::Error> {
+            #block_check
             let mut #args = #host::KernelArgs::new(stream);
             #( #pushes )*
             // SAFETY: the arguments were packed from the kernel's own parameter types, in

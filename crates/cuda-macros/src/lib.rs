@@ -12,18 +12,18 @@
 //! - `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel becomes PTX `.maxntid` and
 //!   `.minnctapersm`, through a marker call the backend reads.
 //! - `#[cluster_dims(X, Y, Z)]` on a kernel becomes PTX `.explicitcluster` and
-//!   `.reqnctapercluster`, the same way.
+//!   `.reqnctapercluster`, `#[block_dims(X, Y, Z)]` PTX `.reqntid`, the same way.
 //! - `gpu_printf!` prints from device code through CUDA's `vprintf`, with Rust format strings
 //!   translated to C ones at compile time.
 //! - `#[cuda_module]` (used through `cuda_host::cuda_module`) reads the kernels of a module and
 //!   generates the host side: `load` for the embedded PTX and a typed launcher per kernel.
 
-mod cluster_dims;
 mod cuda_module;
 mod device;
 mod host_memory;
 mod kernel;
 mod launch_bounds;
+mod launch_shape;
 mod printf;
 mod signature;
 
@@ -78,7 +78,28 @@ pub fn launch_bounds(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// 8 blocks in all.
 #[proc_macro_attribute]
 pub fn cluster_dims(attr: TokenStream, item: TokenStream) -> TokenStream {
-    cluster_dims::expand(attr.into(), item.into())
+    launch_shape::expand(&launch_shape::CLUSTER, attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// The exact block shape of every launch of a `#[kernel]`: `X × Y × Z` threads (PTX `.reqntid X,
+/// Y, Z`, OpenCL's `reqd_work_group_size`). The compiler then knows that `threadIdx_x() < X`
+/// (and so on), which proves bounds checks on thread-indexed shared-memory tiles away, and that
+/// a block has `X·Y·Z` threads. A launch with another block shape is refused: by the launcher
+/// with an error naming the kernel, and by the driver.
+///
+/// ```ignore
+/// #[kernel]
+/// #[block_dims(32, 8)]
+/// pub fn transpose(input: &[f32], out: &mut [f32]) { /* ... */ }
+/// ```
+///
+/// One to three sides (missing ones are 1), integer literals or constant expressions; at most
+/// 1,024 threads in all, and `Z` at most 64.
+#[proc_macro_attribute]
+pub fn block_dims(attr: TokenStream, item: TokenStream) -> TokenStream {
+    launch_shape::expand(&launch_shape::BLOCK, attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

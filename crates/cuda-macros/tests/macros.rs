@@ -24,8 +24,23 @@ fn compile_fail_alone_cluster() {
 
 mod accepted {
     use cuda_device::{
-        DisjointSlice, cluster_dims, device, gpu_printf, kernel, launch_bounds, thread,
+        DisjointSlice, block_dims, cluster_dims, device, gpu_printf, kernel, launch_bounds,
+        thread,
     };
+
+    #[kernel]
+    #[block_dims(32, 8)]
+    pub fn tiled(a: &[f32]) {
+        let _ = a;
+    }
+
+    const ROWS: u32 = 8;
+
+    #[block_dims(32, ROWS)]
+    #[kernel]
+    pub fn tiled_by_constant(a: &[f32]) {
+        let _ = a;
+    }
 
     #[kernel]
     #[cluster_dims(2)]

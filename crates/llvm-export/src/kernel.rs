@@ -58,6 +58,18 @@ pub fn set_cluster_dims(ctx: &Context, func: &FuncOp, dims: [u32; 3]) {
     func.set_attr_llvm_func_attrs(ctx, attrs);
 }
 
+/// Give the kernel `func` an exact block shape of `dims` threads: `"nvvm.reqntid"="x,y,z"`,
+/// PTX `.reqntid x, y, z`; LLVM bounds `tid.x/y/z` (and `ntid`) by it.
+pub fn set_block_dims(ctx: &Context, func: &FuncOp, dims: [u32; 3]) {
+    let mut attrs: LlvmAttributesAttr = func
+        .get_attr_llvm_func_attrs(ctx)
+        .map(|a| a.clone())
+        .unwrap_or_default();
+    let [x, y, z] = dims;
+    attrs.set("nvvm.reqntid", LlvmAttrValue::Str(format!("{x},{y},{z}")));
+    func.set_attr_llvm_func_attrs(ctx, attrs);
+}
+
 /// Whether `func` carries the kernel marker.
 pub fn is_kernel(ctx: &Context, func: &FuncOp) -> bool {
     func.get_operation()

@@ -41,8 +41,8 @@ mod types;
 pub use debug_info::DeviceDebug;
 pub use error::{ExportError, PtxError};
 pub use kernel::{
-    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_cluster_dims,
-    set_grid_constant, set_launch_bounds,
+    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_block_dims,
+    set_cluster_dims, set_grid_constant, set_launch_bounds,
 };
 pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llc::{

@@ -218,6 +218,7 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
 
     let bounds = func.launch_bounds(ctx);
     let cluster = func.cluster_dims(ctx);
+    let block = func.block_dims(ctx);
     let llvm_func = LlvmFuncOp::new(ctx, name.clone(), llvm_ty);
     let loc = func.get_operation().deref(ctx).loc().clone();
     llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
@@ -229,6 +230,9 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
         }
         if let Some(cluster) = cluster {
             llvm_export::set_cluster_dims(ctx, &llvm_func, cluster.dims);
+        }
+        if let Some(block) = block {
+            llvm_export::set_block_dims(ctx, &llvm_func, block.dims);
         }
         for param in grid_constant_params {
             let pointee = value_type(ctx, param.pointee).map_err(signature_error)?;

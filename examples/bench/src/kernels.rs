@@ -55,7 +55,7 @@ macro_rules! sgemm_body {
 #[cuda_module]
 pub mod ours {
     #[allow(unused_imports)]
-    use cuda_device::{DisjointSlice, kernel, sync, thread, warp};
+    use cuda_device::{DisjointSlice, block_dims, kernel, sync, thread, warp};
 
     /// `c[i] = a[i] + b[i]`.
     #[cfg(feature = "vecadd")]
@@ -141,6 +141,7 @@ pub mod ours {
     /// warp, then warp shuffles. Thread 0 writes the block's sum.
     #[cfg(feature = "reduce")]
     #[kernel]
+    #[block_dims(256)]
     pub fn reduce(x: &[f32], partial: &mut [f32]) {
         use cuda_device::shared::SharedArray;
         static mut TILE: SharedArray<f32, 256> = SharedArray::UNINIT;
@@ -175,6 +176,7 @@ pub mod ours {
     /// Blocks of 256 threads walk the input with a grid-sized stride.
     #[cfg(feature = "histogram")]
     #[kernel]
+    #[block_dims(256)]
     pub fn histogram(x: &[u32], bins: &[cuda_device::atomic::DeviceAtomicU32]) {
         use cuda_device::atomic::{AtomicOrdering, BlockAtomicU32};
         use cuda_device::shared::SharedArray;
@@ -199,6 +201,7 @@ pub mod ours {
     /// with `shuffle_up`, then a scan of the 32 warp totals in shared memory.
     #[cfg(feature = "scan")]
     #[kernel]
+    #[block_dims(1024)]
     pub fn scan(x: &[u32], mut out: DisjointSlice<u32>) {
         use cuda_device::shared::SharedArray;
         static mut WARP_SUMS: SharedArray<u32, 32> = SharedArray::UNINIT;
@@ -244,6 +247,7 @@ pub mod ours {
     /// (the padding column avoids bank conflicts). Blocks of 32 × 8 threads, 2-D grid.
     #[cfg(feature = "transpose")]
     #[kernel]
+    #[block_dims(32, 8)]
     pub fn transpose(input: &[f32], width: usize, height: usize, out: &mut [f32]) {
         use cuda_device::shared::SharedArray;
         const TILE: usize = 32;
@@ -276,6 +280,7 @@ pub mod ours {
     /// block sum of `exp(x - max)` (tree reductions in shared memory), then the quotients.
     #[cfg(feature = "softmax")]
     #[kernel]
+    #[block_dims(256)]
     pub fn softmax(x: &[f32], cols: usize, out: &mut [f32]) {
         use cuda_device::shared::SharedArray;
         static mut RED: SharedArray<f32, 256> = SharedArray::UNINIT;
@@ -333,6 +338,7 @@ pub mod ours {
     /// memory, one output element per thread, 2-D grid of 16 × 16 blocks.
     #[cfg(feature = "sgemm")]
     #[kernel]
+    #[block_dims(16, 16)]
     pub fn sgemm(a: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
         sgemm_body!(a, b, n, c);
     }
@@ -342,6 +348,7 @@ pub mod ours {
     /// the arithmetic written in the kernel itself).
     #[cfg(feature = "sgemm_fmad")]
     #[kernel(fmad)]
+    #[block_dims(16, 16)]
     pub fn sgemm_fmad(a: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
         sgemm_body!(a, b, n, c);
     }
@@ -351,6 +358,7 @@ pub mod ours {
     /// memory.
     #[cfg(feature = "stencil")]
     #[kernel]
+    #[block_dims(256)]
     pub fn stencil(x: &[f32], w: &[f32], mut out: DisjointSlice<f32>) {
         use cuda_device::shared::SharedArray;
         const R: usize = 3;

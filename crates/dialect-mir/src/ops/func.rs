@@ -64,6 +64,23 @@ dict_key!(
 );
 
 dict_key!(
+    /// Attribute key of a kernel's `#[block_dims(x, y, z)]`: threads per block along x
+    /// (`ui32`; the y and z keys follow).
+    ATTR_KEY_MIR_FUNC_BLOCK_X,
+    "mir_func_block_x"
+);
+dict_key!(
+    /// Attribute key of a kernel's threads per block along y (`ui32`).
+    ATTR_KEY_MIR_FUNC_BLOCK_Y,
+    "mir_func_block_y"
+);
+dict_key!(
+    /// Attribute key of a kernel's threads per block along z (`ui32`).
+    ATTR_KEY_MIR_FUNC_BLOCK_Z,
+    "mir_func_block_z"
+);
+
+dict_key!(
     /// Attribute key marking a function never to be inlined (`#[inline(never)]`: LLVM
     /// `noinline`, PTX `.noinline`). A unit attribute.
     ATTR_KEY_MIR_FUNC_NOINLINE,
@@ -175,6 +192,56 @@ impl ClusterDims {
         })
     }
 }
+
+/// The most threads along z of a block.
+pub const MAX_BLOCK_Z: u32 = 64;
+
+/// A kernel's exact block shape (`#[block_dims(x, y, z)]`): every launch has blocks of `x × y ×
+/// z` threads. It becomes PTX `.reqntid x, y, z`, from which LLVM bounds the thread indices.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BlockDims {
+    /// Threads per block along x, y and z: each at least 1, z at most [MAX_BLOCK_Z], their
+    /// product at most [MAX_THREADS_PER_BLOCK].
+    pub dims: [u32; 3],
+}
+
+impl BlockDims {
+    /// Why `dims` is not a block shape, if it is not one.
+    pub fn problem(dims: [u32; 3]) -> Option<String> {
+        let [x, y, z] = dims;
+        if dims.contains(&0) {
+            return Some(format!(
+                "a block of {x} x {y} x {z} threads: each side is at least 1"
+            ));
+        }
+        if z > MAX_BLOCK_Z {
+            return Some(format!(
+                "a block of {x} x {y} x {z} threads: at most {MAX_BLOCK_Z} along z"
+            ));
+        }
+        let threads = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+        (threads > u64::from(MAX_THREADS_PER_BLOCK)).then(|| {
+            format!(
+                "a block of {x} x {y} x {z} = {threads} threads: a block has at most \
+                 {MAX_THREADS_PER_BLOCK}"
+            )
+        })
+    }
+}
+
+/// The three attribute keys of a kernel's cluster shape.
+const CLUSTER_KEYS: [&Identifier; 3] = [
+    &ATTR_KEY_MIR_FUNC_CLUSTER_X,
+    &ATTR_KEY_MIR_FUNC_CLUSTER_Y,
+    &ATTR_KEY_MIR_FUNC_CLUSTER_Z,
+];
+
+/// The three attribute keys of a kernel's block shape.
+const BLOCK_KEYS: [&Identifier; 3] = [
+    &ATTR_KEY_MIR_FUNC_BLOCK_X,
+    &ATTR_KEY_MIR_FUNC_BLOCK_Y,
+    &ATTR_KEY_MIR_FUNC_BLOCK_Z,
+];
 
 /// A function: a symbol (the export name), a `builtin.function` type (parameters without the
 /// ZST ones, zero or one result) and one region whose entry block's arguments are the
@@ -307,35 +374,79 @@ impl FuncOp {
 
     /// Record the kernel's cluster shape.
     pub fn set_cluster_dims(&self, ctx: &mut Context, cluster: ClusterDims) {
-        let ui32 = IntegerType::get(ctx, 32, Signedness::Unsigned);
-        let width = std::num::NonZero::new(32).expect("32 is not zero");
-        let int = |value: u32| IntegerAttr::new(ui32, APInt::from_u64(u64::from(value), width));
-        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
-        let keys = [
-            &ATTR_KEY_MIR_FUNC_CLUSTER_X,
-            &ATTR_KEY_MIR_FUNC_CLUSTER_Y,
-            &ATTR_KEY_MIR_FUNC_CLUSTER_Z,
-        ];
-        for (key, value) in keys.into_iter().zip(cluster.dims) {
-            attributes.set(key.clone(), int(value));
-        }
+        self.set_shape(ctx, CLUSTER_KEYS, cluster.dims);
     }
 
     /// The kernel's cluster shape, if it has one (all three attributes).
     pub fn cluster_dims(&self, ctx: &Context) -> Option<ClusterDims> {
+        self.shape(ctx, CLUSTER_KEYS)
+            .map(|dims| ClusterDims { dims })
+    }
+
+    /// Record the kernel's block shape.
+    pub fn set_block_dims(&self, ctx: &mut Context, block: BlockDims) {
+        self.set_shape(ctx, BLOCK_KEYS, block.dims);
+    }
+
+    /// The kernel's block shape, if it has one (all three attributes).
+    pub fn block_dims(&self, ctx: &Context) -> Option<BlockDims> {
+        self.shape(ctx, BLOCK_KEYS).map(|dims| BlockDims { dims })
+    }
+
+    fn set_shape(&self, ctx: &mut Context, keys: [&Identifier; 3], dims: [u32; 3]) {
+        let ui32 = IntegerType::get(ctx, 32, Signedness::Unsigned);
+        let width = std::num::NonZero::new(32).expect("32 is not zero");
+        let int = |value: u32| IntegerAttr::new(ui32, APInt::from_u64(u64::from(value), width));
+        let attributes = &mut self.get_operation().deref_mut(ctx).attributes;
+        for (key, value) in keys.into_iter().zip(dims) {
+            attributes.set(key.clone(), int(value));
+        }
+    }
+
+    fn shape(&self, ctx: &Context, keys: [&Identifier; 3]) -> Option<[u32; 3]> {
         let op = self.get_operation().deref(ctx);
-        let read = |key| {
+        let read = |key: &Identifier| {
             op.attributes
                 .get::<IntegerAttr>(key)
                 .map(|attr| u32::try_from(attr.value().to_u64()).unwrap_or(u32::MAX))
         };
-        Some(ClusterDims {
-            dims: [
-                read(&ATTR_KEY_MIR_FUNC_CLUSTER_X)?,
-                read(&ATTR_KEY_MIR_FUNC_CLUSTER_Y)?,
-                read(&ATTR_KEY_MIR_FUNC_CLUSTER_Z)?,
-            ],
-        })
+        Some([read(keys[0])?, read(keys[1])?, read(keys[2])?])
+    }
+
+    /// Checks a shape's three attributes: all or none, on a kernel only, a valid shape.
+    fn verify_shape(
+        &self,
+        ctx: &Context,
+        keys: [&Identifier; 3],
+        what: &str,
+        problem: fn([u32; 3]) -> Option<String>,
+    ) -> Result<()> {
+        let present = {
+            let op = self.get_operation().deref(ctx);
+            keys.iter()
+                .filter(|key| op.attributes.0.contains_key(**key))
+                .count()
+        };
+        if present == 0 {
+            return Ok(());
+        }
+        if !self.is_kernel(ctx) {
+            return invalid(self, ctx, format!("only a kernel has a {what} shape"));
+        }
+        let Some(dims) = self.shape(ctx, keys).filter(|_| present == 3) else {
+            return invalid(
+                self,
+                ctx,
+                format!(
+                    "a {what} shape needs the three integer attributes `{}`, `_y` and `_z`",
+                    keys[0]
+                ),
+            );
+        };
+        match problem(dims) {
+            Some(problem) => invalid(self, ctx, problem),
+            None => Ok(()),
+        }
     }
 
     /// Record which parameters of the kernel are grid constants (bit `i` for parameter `i`).
@@ -485,31 +596,8 @@ impl Verify for FuncOp {
                 );
             }
         }
-        let cluster_keys = [
-            &ATTR_KEY_MIR_FUNC_CLUSTER_X,
-            &ATTR_KEY_MIR_FUNC_CLUSTER_Y,
-            &ATTR_KEY_MIR_FUNC_CLUSTER_Z,
-        ];
-        let cluster_attrs = cluster_keys
-            .iter()
-            .filter(|key| attributes.0.contains_key(**key))
-            .count();
-        if cluster_attrs != 0 {
-            if !self.is_kernel(ctx) {
-                return invalid(self, ctx, "only a kernel has a cluster shape");
-            }
-            let Some(cluster) = self.cluster_dims(ctx).filter(|_| cluster_attrs == 3) else {
-                return invalid(
-                    self,
-                    ctx,
-                    "a cluster shape needs the three integer attributes `mir_func_cluster_x`, \
-                     `_y` and `_z`",
-                );
-            };
-            if let Some(problem) = ClusterDims::problem(cluster.dims) {
-                return invalid(self, ctx, problem);
-            }
-        }
+        self.verify_shape(ctx, CLUSTER_KEYS, "cluster", ClusterDims::problem)?;
+        self.verify_shape(ctx, BLOCK_KEYS, "block", BlockDims::problem)?;
         let grid_constants = self.grid_constants(ctx);
         if grid_constants != 0 {
             if !self.is_kernel(ctx) {

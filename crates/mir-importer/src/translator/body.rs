@@ -182,6 +182,11 @@ pub fn translate_function(
         }
         func.set_cluster_dims(ctx, cluster);
     }
+    if function.is_kernel
+        && let Some(block) = super::launch_bounds::declared_block(body)?
+    {
+        func.set_block_dims(ctx, block);
+    }
     func.get_operation().insert_at_back(module_block, ctx);
     let entry = func
         .entry_block(ctx)

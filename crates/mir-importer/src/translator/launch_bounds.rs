@@ -1,5 +1,6 @@
-//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel, `#[cluster_dims(X, Y, Z)]` (the
-//! marker `cuda_device::cluster_dims_marker::<X, Y, Z>()`, read the same way), and the `fmad`
+//! `#[launch_bounds(MAX_THREADS, MIN_BLOCKS)]` on a kernel, `#[cluster_dims(X, Y, Z)]` and
+//! `#[block_dims(X, Y, Z)]` (the markers `cuda_device::cluster_dims_marker::<X, Y, Z>()` and
+//! `block_dims_marker`, read the same way), and the `fmad`
 //! option of `#[kernel(fmad)]` (a call to the marker `cuda_device::fmad_marker()`).
 //!
 //! The attribute macro puts a call to the marker `cuda_device::launch_bounds_marker::<MAX,
@@ -8,7 +9,7 @@
 //! gets them as attributes; the call itself is an ordinary call to an empty function, which the
 //! optimiser removes.
 
-use dialect_mir::ops::{ClusterDims, LaunchBounds, MAX_THREADS_PER_BLOCK};
+use dialect_mir::ops::{BlockDims, ClusterDims, LaunchBounds, MAX_THREADS_PER_BLOCK};
 use rustc_public::CrateDef;
 use rustc_public::mir::{Body, TerminatorKind};
 use rustc_public::ty::{GenericArgKind, TyConstKind};
@@ -20,6 +21,9 @@ pub const MARKER: &str = "cuda_device::launch_bounds_marker";
 
 /// The path of the marker `#[cluster_dims]` calls.
 pub const CLUSTER_MARKER: &str = "cuda_device::cluster_dims_marker";
+
+/// The path of the marker `#[block_dims]` calls.
+pub const BLOCK_MARKER: &str = "cuda_device::block_dims_marker";
 
 /// The path of the marker `#[kernel(fmad)]` calls.
 pub const FMAD_MARKER: &str = "cuda_device::fmad_marker";
@@ -73,23 +77,43 @@ fn marker_calls(body: &Body, marker: &str) -> Vec<Vec<Option<u128>>> {
 
 /// The cluster shape a kernel's body declares (`#[cluster_dims]`), if any.
 pub fn declared_cluster(body: &Body) -> TResult<Option<ClusterDims>> {
+    Ok(
+        declared_shape(body, CLUSTER_MARKER, "cluster", ClusterDims::problem)?
+            .map(|dims| ClusterDims { dims }),
+    )
+}
+
+/// The block shape a kernel's body declares (`#[block_dims]`), if any.
+pub fn declared_block(body: &Body) -> TResult<Option<BlockDims>> {
+    Ok(
+        declared_shape(body, BLOCK_MARKER, "block", BlockDims::problem)?
+            .map(|dims| BlockDims { dims }),
+    )
+}
+
+/// The sides of the shape marker `marker` in `body`, checked by `problem`.
+fn declared_shape(
+    body: &Body,
+    marker: &str,
+    what: &str,
+    problem: fn([u32; 3]) -> Option<String>,
+) -> TResult<Option<[u32; 3]>> {
     let mut found = None;
-    for values in marker_calls(body, CLUSTER_MARKER) {
+    for values in marker_calls(body, marker) {
         let mut dims = [0u32; 3];
         for (side, value) in dims.iter_mut().zip(values.iter().chain([None; 3].iter())) {
             match value.map(u32::try_from) {
                 Some(Ok(v)) => *side = v,
-                _ => unsupported!("a cluster shape whose sides are not `u32` constants"),
+                _ => unsupported!("a {what} shape whose sides are not `u32` constants"),
             }
         }
-        if let Some(problem) = ClusterDims::problem(dims) {
+        if let Some(problem) = problem(dims) {
             unsupported!("{problem}")
         }
-        let cluster = ClusterDims { dims };
-        if found.is_some_and(|other| other != cluster) {
-            unsupported!("two different cluster shapes on one kernel")
+        if found.is_some_and(|other| other != dims) {
+            unsupported!("two different {what} shapes on one kernel")
         }
-        found = Some(cluster);
+        found = Some(dims);
     }
     Ok(found)
 }

@@ -1,7 +1,8 @@
-//! `#[cluster_dims]` from the attribute to the PTX (`tests/fixtures/cluster_dims`, built for
-//! sm_90): the shape on the dialect-mir function, the LLVM `"nvvm.cluster_dim"` attribute and
-//! PTX `.explicitcluster` / `.reqnctapercluster`; and a build error for targets without
-//! clusters.
+//! The launch-shape attributes from the attribute to the PTX (`tests/fixtures/launch_shape`,
+//! built for sm_90): `#[cluster_dims]` on the dialect-mir function, the LLVM
+//! `"nvvm.cluster_dim"` attribute and PTX `.explicitcluster` / `.reqnctapercluster`, and a build
+//! error for targets without clusters; `#[block_dims]` as `"nvvm.reqntid"` / PTX `.reqntid`, with
+//! the bounds checks of a thread-indexed tile proved away.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,14 +12,14 @@ fn repo() -> PathBuf {
 }
 
 fn manifest() -> PathBuf {
-    repo().join("tests/fixtures/cluster_dims/Cargo.toml")
+    repo().join("tests/fixtures/launch_shape/Cargo.toml")
 }
 
 /// The stage outputs of the fixture for sm_90, generated once.
 fn stages() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let out = repo().join("tests/fixtures/target/cluster-dims-stages");
+        let out = repo().join("tests/fixtures/target/launch-shape-stages");
         let _ = std::fs::remove_dir_all(&out);
         let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
             .args(["pipeline", "--device-debug", "none", "--arch", "sm_90"])
@@ -35,7 +36,7 @@ fn stages() -> &'static Path {
 }
 
 fn stage(extension: &str) -> String {
-    let path = stages().join(format!("cluster_dims.{extension}"));
+    let path = stages().join(format!("launch_shape.{extension}"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -114,7 +115,7 @@ fn a_cluster_shape_before_sm_90_is_a_build_error() {
         .arg(manifest())
         .env(
             "CUDA_OXIDE_TARGET_DIR",
-            repo().join("tests/fixtures/target/cluster-dims-sm80"),
+            repo().join("tests/fixtures/target/launch-shape-sm80"),
         )
         .env_remove("CUDA_OXIDE_TARGET")
         .output()
@@ -131,8 +132,48 @@ fn a_cluster_shape_before_sm_90_is_a_build_error() {
     );
     // The kernel is named (the first one translated).
     assert!(
-        text.contains("cannot compile `cluster_dims::paired`")
-            || text.contains("cannot compile `cluster_dims::by_constant`"),
+        text.contains("cannot compile `launch_shape::paired`")
+            || text.contains("cannot compile `launch_shape::by_constant`"),
         "the kernel is not named:\n{text}"
+    );
+}
+
+/// The body of an entry in the PTX: from its `{` to the next entry or the end.
+fn entry_body<'a>(ptx: &'a str, kernel: &str) -> &'a str {
+    let entry = format!(".visible .entry {kernel}(");
+    let begin = ptx
+        .find(&entry)
+        .unwrap_or_else(|| panic!("`{entry}` missing"));
+    let rest = &ptx[begin + entry.len()..];
+    &rest[..rest.find(".visible .entry").unwrap_or(rest.len())]
+}
+
+#[test]
+fn a_block_shape_becomes_reqntid_and_bounds_the_thread_indices() {
+    let text = stage("mir");
+    let declared = paragraph(&text, "mir.func @tile_declared");
+    assert!(
+        declared.contains(
+            "mir_func_block_x: builtin.integer <32: ui32>, mir_func_block_y: builtin.integer \
+             <8: ui32>, mir_func_block_z: builtin.integer <1: ui32>"
+        ),
+        "{declared}"
+    );
+    let ll = stage("ll");
+    assert!(ll.contains("\"nvvm.reqntid\"=\"32,8,1\""), "{ll}");
+    let ptx = stage("ptx");
+    assert_eq!(entry_header(&ptx, "tile_declared"), ".reqntid 32, 8, 1");
+    assert_eq!(entry_header(&ptx, "tile_undeclared"), "");
+    // The same tile code: its bounds checks (a trap) stay without the shape and are proved
+    // away with it.
+    assert!(
+        entry_body(&ptx, "tile_undeclared").contains("trap;"),
+        "{}",
+        entry_body(&ptx, "tile_undeclared")
+    );
+    assert!(
+        !entry_body(&ptx, "tile_declared").contains("trap;"),
+        "{}",
+        entry_body(&ptx, "tile_declared")
     );
 }
