@@ -24,8 +24,7 @@ fn compile_fail_alone_cluster() {
 
 mod accepted {
     use cuda_device::{
-        DisjointSlice, block_dims, cluster_dims, device, gpu_printf, kernel, launch_bounds,
-        thread,
+        DisjointSlice, block_dims, cluster_dims, device, gpu_printf, kernel, launch_bounds, thread,
     };
 
     #[kernel]

@@ -1,5 +1,6 @@
 //! Launch shapes: a 2-D and a 3-D grid (`thread::index_2d`, `index_3d`, the `y`/`z` special
-//! registers), and `#[launch_bounds]`: a bounded kernel runs with blocks within its bound, and
+//! registers), `#[block_dims]` (a kernel written for 32 x 8 blocks runs with them and refuses
+//! others), and `#[launch_bounds]`: a bounded kernel runs with blocks within its bound, and
 //! the launcher refuses larger blocks with an error instead of the driver's
 //! `CUDA_ERROR_INVALID_VALUE`.
 
@@ -21,7 +22,8 @@ pub fn point(x: usize, y: usize, z: usize, shape: [u32; 6]) -> u32 {
 
 #[cuda_module]
 mod kernels {
-    use cuda_device::{DisjointSlice, kernel, launch_bounds, thread};
+    use cuda_device::shared::SharedArray;
+    use cuda_device::{DisjointSlice, block_dims, kernel, launch_bounds, sync, thread};
 
     /// One thread per element of a `width`-wide row-major matrix, on a 2-D grid.
     #[kernel]
@@ -50,6 +52,36 @@ mod kernels {
                 thread::gridDim_z(),
             ];
             *slot = super::point(x, y, z, shape);
+        }
+    }
+
+    /// `out = inᵀ` for a `height × width` matrix through a 32 × 33 shared tile, written for
+    /// blocks of exactly 32 × 8 threads: with `#[block_dims]` the compiler knows the thread
+    /// indices' ranges (the tile's bounds checks fold away) and the launcher refuses others.
+    #[kernel]
+    #[block_dims(32, 8)]
+    pub fn transpose(input: &[f32], width: usize, height: usize, out: &mut [f32]) {
+        static mut TILE: SharedArray<f32, { 32 * 33 }> = SharedArray::UNINIT;
+        let (bx, by) = (
+            thread::blockIdx_x() as usize * 32,
+            thread::blockIdx_y() as usize * 32,
+        );
+        let (tx, ty) = (
+            thread::threadIdx_x() as usize,
+            thread::threadIdx_y() as usize,
+        );
+        for j in (0..32).step_by(8) {
+            let (x, y) = (bx + tx, by + ty + j);
+            if x < width && y < height {
+                unsafe { TILE[(ty + j) * 33 + tx] = input[y * width + x] };
+            }
+        }
+        sync::syncthreads();
+        for j in (0..32).step_by(8) {
+            let (x, y) = (by + tx, bx + ty + j);
+            if x < height && y < width {
+                out[y * height + x] = unsafe { TILE[tx * 33 + ty + j] };
+            }
         }
     }
 
@@ -117,6 +149,42 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         &gpu.stream.clone_dtoh(&out)?,
         &expected,
     );
+
+    // A declared block shape: 32 x 8 blocks transpose a 700 x 333 matrix; 16 x 16 are refused.
+    let (width, height) = (700usize, 333usize);
+    let m = rng.vec(width * height, |r| r.f32_in(-10.0, 10.0));
+    let m_dev = gpu.stream.clone_htod(&m)?;
+    let mut t_dev = gpu.stream.alloc_zeros::<f32>(width * height)?;
+    let tiles = (width.div_ceil(32) as u32, height.div_ceil(32) as u32, 1);
+    let shaped = LaunchConfig {
+        grid_dim: tiles,
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    };
+    module.transpose(&gpu.stream, shaped, &m_dev, width, height, &mut t_dev)?;
+    let expected: Vec<f32> = (0..width * height)
+        .map(|i| m[(i % height) * width + i / height])
+        .collect();
+    ok &= check(
+        "#[block_dims(32, 8)] transpose through a shared tile",
+        &gpu.stream.clone_dtoh(&t_dev)?,
+        &expected,
+    );
+    let square = LaunchConfig {
+        block_dim: (16, 16, 1),
+        ..shaped
+    };
+    match module.transpose(&gpu.stream, square, &m_dev, width, height, &mut t_dev) {
+        Err(Error::BadLaunchConfig { problem, .. })
+            if problem.contains("#[block_dims(32, 8, 1)]") =>
+        {
+            println!("ok   16 x 16 blocks refused: {problem}");
+        }
+        other => {
+            println!("FAIL 16 x 16 blocks on a kernel declared 32 x 8: {other:?}");
+            ok = false;
+        }
+    }
 
     // Launch bounds: 128 threads per block run; 256 are refused before the driver sees them.
     let n = 10_000usize;
