@@ -164,16 +164,37 @@ fn a_block_shape_becomes_reqntid_and_bounds_the_thread_indices() {
     let ptx = stage("ptx");
     assert_eq!(entry_header(&ptx, "tile_declared"), ".reqntid 32, 8, 1");
     assert_eq!(entry_header(&ptx, "tile_undeclared"), "");
-    // The same tile code: its bounds checks (a trap) stay without the shape and are proved
-    // away with it.
-    assert!(
-        entry_body(&ptx, "tile_undeclared").contains("trap;"),
+    // The same tile code: its bounds checks (the index compared with the tile's 256 elements)
+    // stay without the shape and are proved away with it; its `blockDim_x()` is the constant.
+    let tile_checks = |kernel: &str| {
+        entry_body(&ptx, kernel)
+            .lines()
+            .filter(|line| line.contains("setp") && line.trim_end().ends_with(", 256;"))
+            .count()
+    };
+    assert_eq!(
+        tile_checks("tile_undeclared"),
+        2,
         "{}",
         entry_body(&ptx, "tile_undeclared")
     );
-    assert!(
-        !entry_body(&ptx, "tile_declared").contains("trap;"),
+    assert_eq!(
+        tile_checks("tile_declared"),
+        0,
         "{}",
         entry_body(&ptx, "tile_declared")
     );
+    // The kernel's own `blockDim_x()` read is the declared side.
+    let function = |name: &str| {
+        let start = text
+            .find(&format!("mir.func @{name}:"))
+            .unwrap_or_else(|| panic!("`{name}` missing"));
+        let rest = &text[start + 1..];
+        &text[start..start + 1 + rest.find("mir.func @").unwrap_or(rest.len())]
+    };
+    let undeclared = function("tile_undeclared");
+    assert!(undeclared.contains("read_ptx_sreg_ntid_x"), "{undeclared}");
+    let declared = function("tile_declared");
+    assert!(declared.contains("read_ptx_sreg_tid_x"), "{declared}");
+    assert!(!declared.contains("read_ptx_sreg_ntid_x"), "{declared}");
 }

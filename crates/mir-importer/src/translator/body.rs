@@ -86,6 +86,9 @@ pub struct FnTranslator<'a> {
     pub(crate) current_block: Option<usize>,
     /// The hidden `&Location` parameter of a `#[track_caller]` function.
     pub(crate) caller_location_param: Option<Value>,
+    /// The kernel's `#[block_dims]`: its thread-index reads are bounded by it, its block-size
+    /// reads are constants (see `gpu_intrinsic`).
+    pub(crate) block_dims: Option<[u32; 3]>,
     /// Whether named variables are described for the debugger.
     variables: bool,
 }
@@ -182,9 +185,12 @@ pub fn translate_function(
         }
         func.set_cluster_dims(ctx, cluster);
     }
-    if function.is_kernel
-        && let Some(block) = super::launch_bounds::declared_block(body)?
-    {
+    let block_dims = if function.is_kernel {
+        super::launch_bounds::declared_block(body)?
+    } else {
+        None
+    };
+    if let Some(block) = block_dims {
         func.set_block_dims(ctx, block);
     }
     func.get_operation().insert_at_back(module_block, ctx);
@@ -213,6 +219,7 @@ pub fn translate_function(
         instance: function.instance,
         current_block: None,
         caller_location_param: None,
+        block_dims: block_dims.map(|block| block.dims),
         variables,
     };
     let body_loc = fx.location(body.span);
