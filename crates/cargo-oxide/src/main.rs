@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Build(target) => user_build::build(&target).map(|built| {
             eprintln!("cargo oxide: artifacts in {}", built.artifact_dir.display());
-            for ptx in &built.ptx {
+            for ptx in user_build::own_ptx(&built) {
                 eprintln!("cargo oxide: PTX in {}", ptx.display());
             }
             ExitCode::SUCCESS

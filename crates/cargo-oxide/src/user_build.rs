@@ -118,6 +118,29 @@ pub fn build(target: &BuildTarget) -> Result<Built, OxideError> {
     })
 }
 
+/// The PTX of the crate that was built: the artifact folder holds the PTX of every crate built
+/// into it (the examples share one), so only the package's own is named, or all of them when
+/// its kernels live in other crates of the tree.
+pub fn own_ptx(built: &Built) -> Vec<&Path> {
+    let own = package_name(&built.manifest)
+        .ok()
+        .map(|name| format!("{}.ptx", name.replace('-', "_")));
+    let mine: Vec<&Path> = built
+        .ptx
+        .iter()
+        .map(PathBuf::as_path)
+        .filter(|path| {
+            own.as_deref()
+                .is_some_and(|own| path.file_name().is_some_and(|f| f == own))
+        })
+        .collect();
+    if mine.is_empty() {
+        built.ptx.iter().map(PathBuf::as_path).collect()
+    } else {
+        mine
+    }
+}
+
 /// One `cargo build` of `manifest` with the backend; whether it succeeded. The backend creates
 /// `missing_libdevice` when the kernels need libdevice and none is found.
 fn cargo_build(
@@ -342,6 +365,34 @@ mod tests {
         assert_eq!(crate_of_output("vecadd"), None);
         assert_eq!(crate_of_output("vecadd-123"), None);
         assert_eq!(crate_of_output("-0123456789abcdef"), None);
+    }
+
+    #[test]
+    fn the_build_names_its_own_ptx_among_the_shared_folders() {
+        let dir = std::env::temp_dir().join(format!("cargo-oxide-own-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("Cargo.toml");
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"my-app\"\nversion = \"0.1.0\"\n",
+        )
+        .unwrap();
+        let built = |ptx: &[&str]| Built {
+            artifact_dir: dir.clone(),
+            ptx: ptx.iter().map(|p| dir.join(p)).collect(),
+            manifest: manifest.clone(),
+            backend: dir.join("backend.so"),
+            target_dir: dir.clone(),
+        };
+        let shared = built(&["atomics.ptx", "my_app.ptx", "vecadd.ptx"]);
+        assert_eq!(own_ptx(&shared), vec![dir.join("my_app.ptx").as_path()]);
+        // Kernels only in a dependency: every PTX is named.
+        let elsewhere = built(&["kernels_lib.ptx"]);
+        assert_eq!(
+            own_ptx(&elsewhere),
+            vec![dir.join("kernels_lib.ptx").as_path()]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
