@@ -24,15 +24,8 @@ pub fn build_into(
     device_debug: Option<DeviceDebug>,
 ) -> Result<(), OxideError> {
     let target = BuildTarget {
-        example: Some(BENCH_CRATE.to_owned()),
-        manifest_path: None,
-        release: true,
-        arch,
         features: features.to_vec(),
-        verbose: false,
-        device_debug,
-        fmad: false,
-        panic_messages: None,
+        ..release_target(BENCH_CRATE, arch, device_debug)
     };
     let built = user_build::build(&target)?;
     place(&built.artifact_dir, BENCH_CRATE, dir)?;
@@ -64,17 +57,11 @@ fn build_gemm_into(dir: &Path, device_debug: Option<DeviceDebug>) -> Result<(), 
     if !manifest.is_file() {
         return Ok(());
     }
-    let target = BuildTarget {
-        example: Some(GEMM_CRATE.to_owned()),
-        manifest_path: None,
-        release: true,
-        arch: crate::bundle::example_arch(&manifest),
-        features: Vec::new(),
-        verbose: false,
+    let target = release_target(
+        GEMM_CRATE,
+        crate::bundle::example_arch(&manifest),
         device_debug,
-        fmad: false,
-        panic_messages: None,
-    };
+    );
     let built = user_build::build(&target)?;
     let gemm_dir = dir.join(GEMM_DIR);
     std::fs::create_dir_all(&gemm_dir).map_err(|source| OxideError::Io {
@@ -82,6 +69,25 @@ fn build_gemm_into(dir: &Path, device_debug: Option<DeviceDebug>) -> Result<(), 
         source,
     })?;
     place(&built.artifact_dir, GEMM_CRATE, &gemm_dir)
+}
+
+/// The release build of `example` that the suite times (no features, the default options).
+fn release_target(
+    example: &str,
+    arch: Option<String>,
+    device_debug: Option<DeviceDebug>,
+) -> BuildTarget {
+    BuildTarget {
+        example: Some(example.to_owned()),
+        manifest_path: None,
+        release: true,
+        arch,
+        features: Vec::new(),
+        verbose: false,
+        device_debug,
+        fmad: false,
+        panic_messages: None,
+    }
 }
 
 /// `cargo oxide bench`: build into the bundle folder, then run it when asked.

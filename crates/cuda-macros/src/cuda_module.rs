@@ -201,21 +201,18 @@ fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
 /// The sides of `func`'s `#[block_dims(...)]`, when each is an integer literal (missing sides
 /// are 1). Sides that name constants are checked by the driver only.
 fn literal_block_dims(func: &ItemFn) -> Option<[u32; 3]> {
-    use syn::punctuated::Punctuated;
-    let attr = func.attrs.iter().find(|attr| {
-        attr.path()
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "block_dims")
-    })?;
-    let sides = attr
-        .parse_args_with(Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated)
-        .ok()?;
-    let mut dims = [1u32; 3];
+    let shape = &crate::launch_shape::BLOCK;
+    let attr = func
+        .attrs
+        .iter()
+        .find(|attr| crate::launch_bounds::is_named(attr, shape.attr))?;
+    let tokens = attr.meta.require_list().ok()?.tokens.clone();
+    let sides = crate::launch_shape::parse_dims(shape, tokens).ok()?;
+    let mut dims = [0u32; 3];
     for (dim, side) in dims.iter_mut().zip(&sides) {
-        *dim = side.base10_parse().ok()?;
+        *dim = u32::try_from(crate::launch_bounds::literal(side).ok()??).ok()?;
     }
-    (1..=3).contains(&sides.len()).then_some(dims)
+    Some(dims)
 }
 
 fn attrs_named(func: &ItemFn, name: &str) -> Vec<Attribute> {
@@ -557,6 +554,33 @@ mod tests {
 
     fn expansion(item: proc_macro2::TokenStream) -> String {
         expand(quote!(), item).unwrap().to_string()
+    }
+
+    #[test]
+    fn literal_block_shapes_are_checked_by_the_launcher() {
+        let dims = |attr: proc_macro2::TokenStream| {
+            let func: syn::ItemFn = syn::parse2(quote!(#attr #[kernel] fn k() {})).unwrap();
+            super::literal_block_dims(&func)
+        };
+        assert_eq!(dims(quote!(#[block_dims(32, 8)])), Some([32, 8, 1]));
+        assert_eq!(
+            dims(quote!(#[cuda_device::block_dims(4, 4, 4)])),
+            Some([4, 4, 4])
+        );
+        // Named constants are left to the driver; no attribute, no check.
+        assert_eq!(dims(quote!(#[block_dims(ROWS, 8)])), None);
+        assert_eq!(dims(quote!()), None);
+        let launcher = expansion(quote!(
+            mod kernels {
+                #[kernel]
+                #[block_dims(32, 8)]
+                pub fn tiled(a: &[f32]) {}
+            }
+        ));
+        assert!(
+            launcher.contains("require_block_dims (\"tiled\" , & cfg , (32u32 , 8u32 , 1u32))"),
+            "{launcher}"
+        );
     }
 
     #[test]

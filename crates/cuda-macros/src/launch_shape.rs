@@ -105,7 +105,7 @@ pub fn expand(shape: &Shape, attr: TokenStream, item: TokenStream) -> Result<Tok
 }
 
 /// One to three sides (`x`, then `y` and `z`, 1 when left out), each a `u32` constant.
-fn parse_dims(shape: &Shape, attr: TokenStream) -> Result<[Expr; 3]> {
+pub(crate) fn parse_dims(shape: &Shape, attr: TokenStream) -> Result<[Expr; 3]> {
     let span = attr.span();
     let Shape {
         attr: name,
