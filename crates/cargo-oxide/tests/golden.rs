@@ -374,7 +374,8 @@ fn simd_lane_by_lane_at_every_stage() {
 
 /// Code generation for speed (`golden_perf`, docs/bench.md): kernel parameters carry what Rust
 /// promises about their memory, `#[kernel(fmad)]` contracts `a * b + c` into one `fma` (and
-/// only there), and a two-sided `if` of a loop becomes a `select`.
+/// only there), a two-sided `if` of a loop becomes a `select`, and bounds checks fault at the
+/// loads they guard.
 #[test]
 fn performance_facts_reach_llvm_and_ptx() {
     let ll = stage("golden_perf", "ll");
@@ -417,6 +418,20 @@ fn performance_facts_reach_llvm_and_ptx() {
     assert!(!axpy_fmad.contains("mul.rn.f32"), "{axpy_fmad}");
     let collatz = entry("collatz");
     assert!(collatz.contains("selp.b64"), "{collatz}");
+    // Each of the four bounds checks faults at its load: the load's address is chosen by a
+    // `selp`, and no branch leads to the trap block.
+    let rows = entry("guarded_rows");
+    assert_eq!(rows.matches("selp.b64 \t%oxfault").count(), 4, "{rows}");
+    assert_eq!(rows.matches("ld.global.nc.b32 \t%r").count(), 4, "{rows}");
+    assert_eq!(rows.matches(", [%oxfault").count(), 4, "{rows}");
+    let trap_label = rows
+        .lines()
+        .zip(rows.lines().skip(1))
+        .find(|(_, next)| next.trim() == "trap; exit;")
+        .and_then(|(label, _)| label.split(':').next())
+        .expect("the trap block stays, unreferenced")
+        .to_string();
+    assert!(!rows.contains(&format!("bra \t{trap_label};")), "{rows}");
     insta::assert_snapshot!("golden_perf.ptx", ptx);
 }
 

@@ -218,8 +218,9 @@ pub enum Error {
     /// when several were, `in_flight` lists them all and any of them may be the one.
     #[error(
         "{culprit} faulted on the GPU: {source}\nhint: a panic in device code (an index \
-         out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, which \
-         the driver reports like this; check the indices the kernel computes against the \
+         out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, or with \
+         an illegal address at the access a failed check guards, which the driver reports like \
+         this; check the indices the kernel computes against the \
          lengths of its buffers. A build with panic messages (the default without `--release`, \
          or CUDA_OXIDE_PANIC_MESSAGES=1 when building) reports a panic's message, \
          file:line:column, block and thread instead of this fault.{narrow} The CUDA context \

@@ -20,12 +20,16 @@
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 //!
+//! [`faulting_checks`] rewrites the PTX so that a failed check faults at the access it guards
+//! instead of branching to a trap, which lets ptxas predicate guarded loads.
+//!
 //! [`libdevice`] finds NVIDIA's libdevice and links it into modules whose math calls it.
 
 mod const_expr;
 mod constants;
 pub mod debug_info;
 mod error;
+pub mod faulting_checks;
 mod function;
 mod kernel;
 pub mod libdevice;
@@ -40,6 +44,7 @@ mod types;
 
 pub use debug_info::DeviceDebug;
 pub use error::{ExportError, PtxError};
+pub use faulting_checks::fault_at_guarded_accesses;
 pub use kernel::{
     ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_block_dims,
     set_cluster_dims, set_grid_constant, set_launch_bounds,

@@ -68,6 +68,10 @@ pub struct PipelineConfig {
     /// host (`CUDA_OXIDE_PANIC_MESSAGES`; on by default in builds with debug assertions).
     /// Without it, a panic is a bare trap and its message is never built.
     pub panic_messages: bool,
+    /// Make a failed check that guards a global load or store fault at that access instead of
+    /// branching to a trap ([llvm_export::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
+    /// default). Only bare traps are concerned: with panic messages it changes nothing.
+    pub faulting_checks: bool,
 }
 
 /// The cubin of a run ([PipelineConfig::cubin]): the image, or why there is none.
@@ -266,6 +270,11 @@ pub fn run_pipeline(
     // Line info must not change the machine code: the labels `llc` adds for it would.
     let ptx = if config.device_debug == llvm_export::DeviceDebug::Lines {
         llvm_export::debug_info::remove_unreferenced_debug_labels(&ptx)
+    } else {
+        ptx
+    };
+    let ptx = if config.faulting_checks {
+        llvm_export::fault_at_guarded_accesses(&ptx).0
     } else {
         ptx
     };

@@ -21,6 +21,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_FMAD",
     "CUDA_OXIDE_NO_CUBIN",
     "CUDA_OXIDE_PANIC_MESSAGES",
+    "CUDA_OXIDE_FAULTING_CHECKS",
     "PTXAS",
 ];
 
@@ -58,6 +59,11 @@ pub struct CudaCodegenConfig {
     /// traps. Unset: on in builds with debug assertions, see
     /// [CudaCodegenConfig::panic_messages].
     pub panic_messages: Option<bool>,
+    /// `CUDA_OXIDE_FAULTING_CHECKS`: `0` (anything not truthy) keeps every failed check a
+    /// branch to a trap; unset or truthy, a check that guards a global load or store in a build
+    /// without panic messages faults at that access instead (see
+    /// [CudaCodegenConfig::faulting_checks]).
+    pub faulting_checks: Option<bool>,
 }
 
 impl CudaCodegenConfig {
@@ -81,6 +87,7 @@ impl CudaCodegenConfig {
             fmad: flag("CUDA_OXIDE_FMAD"),
             no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),
             panic_messages: non_empty("CUDA_OXIDE_PANIC_MESSAGES").map(|v| is_truthy(&v)),
+            faulting_checks: non_empty("CUDA_OXIDE_FAULTING_CHECKS").map(|v| is_truthy(&v)),
             device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
         }
     }
@@ -105,6 +112,14 @@ impl CudaCodegenConfig {
     /// release builds keep the bare trap and its cost (none on the hot path).
     pub fn panic_messages(&self, debug_assertions: bool) -> bool {
         self.panic_messages.unwrap_or(debug_assertions)
+    }
+
+    /// Whether failed checks may fault at the global access they guard instead of trapping
+    /// before it (`llvm_export::faulting_checks`): on unless `CUDA_OXIDE_FAULTING_CHECKS` turns
+    /// it off. Either way the kernel stops and the host reports a fault; the faulting form lets
+    /// ptxas predicate guarded loads.
+    pub fn faulting_checks(&self) -> bool {
+        self.faulting_checks.unwrap_or(true)
     }
 
     /// The GPU architecture to compile for.
@@ -156,8 +171,11 @@ mod tests {
             ("CUDA_OXIDE_FMAD", "1"),
             ("CUDA_OXIDE_NO_CUBIN", "1"),
             ("CUDA_OXIDE_PANIC_MESSAGES", "1"),
+            ("CUDA_OXIDE_FAULTING_CHECKS", "0"),
         ]);
         assert_eq!(c.panic_messages, Some(true));
+        assert!(!c.faulting_checks());
+        assert!(config(&[]).faulting_checks());
         assert!(c.panic_messages(false));
         assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
         assert!(c.no_cubin);

@@ -244,35 +244,36 @@ pub mod ours {
     }
 
     /// `out = inputᵀ` for a `height × width` row-major matrix, through a 32 × 33 shared tile
-    /// (the padding column avoids bank conflicts). Blocks of 32 × 8 threads, 2-D grid.
+    /// (the padding column avoids bank conflicts). Blocks of 32 × 8 threads, 2-D grid. The
+    /// sides are `u32`, as in the CUDA C++ counterpart, and the element index `usize`.
     #[cfg(feature = "transpose")]
     #[kernel]
     #[block_dims(32, 8)]
-    pub fn transpose(input: &[f32], width: usize, height: usize, out: &mut [f32]) {
+    pub fn transpose(input: &[f32], width: u32, height: u32, out: &mut [f32]) {
         use cuda_device::shared::SharedArray;
         const TILE: usize = 32;
         const ROWS: usize = 8;
         static mut T: SharedArray<f32, { 32 * 33 }> = SharedArray::UNINIT;
-        let bx = thread::blockIdx_x() as usize * TILE;
-        let by = thread::blockIdx_y() as usize * TILE;
-        let tx = thread::threadIdx_x() as usize;
-        let ty = thread::threadIdx_y() as usize;
+        let bx = thread::blockIdx_x() * TILE as u32;
+        let by = thread::blockIdx_y() * TILE as u32;
+        let tx = thread::threadIdx_x();
+        let ty = thread::threadIdx_y();
         let mut j = 0;
-        while j < TILE {
+        while j < TILE as u32 {
             let (x, y) = (bx + tx, by + ty + j);
             if x < width && y < height {
-                unsafe { T[(ty + j) * (TILE + 1) + tx] = input[y * width + x] };
+                unsafe { T[(ty + j) as usize * (TILE + 1) + tx as usize] = input[y as usize * width as usize + x as usize] };
             }
-            j += ROWS;
+            j += ROWS as u32;
         }
         sync::syncthreads();
         j = 0;
-        while j < TILE {
+        while j < TILE as u32 {
             let (x, y) = (by + tx, bx + ty + j);
             if x < height && y < width {
-                out[y * height + x] = unsafe { T[tx * (TILE + 1) + ty + j] };
+                out[y as usize * height as usize + x as usize] = unsafe { T[tx as usize * (TILE + 1) + (ty + j) as usize] };
             }
-            j += ROWS;
+            j += ROWS as u32;
         }
     }
 

@@ -12,7 +12,8 @@
 //! case runs in a process of its own (this program again, with `--case NAME`).
 //!
 //! A release build (`--release`) has no panic messages by default and no overflow checks: there
-//! each case that panics on the CPU must stop the kernel with a fault (a bare trap), and the
+//! each case that panics on the CPU must stop the kernel with a fault (a bare trap, or a failed
+//! check that faults at the access it guards: `llvm_export::faulting_checks`), and the
 //! addition that does not overflow-check on the CPU must not stop it on the GPU either.
 
 use std::process::{Command, ExitCode};
@@ -267,7 +268,7 @@ fn run_one(name: &str) -> ExitCode {
         (Err(Error::KernelFault { kernel, .. }), Some(_)) if !cfg!(debug_assertions) => {
             let ok = *kernel == "run_case";
             println!(
-                "{} {name}: the kernel trapped (a release build: no panic messages)",
+                "{} {name}: the kernel stopped with a fault (a release build: no panic messages)",
                 if ok { "ok  " } else { "FAIL" }
             );
             ok

@@ -31,7 +31,7 @@ pub fn run(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
     let (ours, stream) = (h.ours, h.stream);
     h.compare(
         spec,
-        |out| ours.transpose(stream, cfg, &input_d, width, height, out),
+        |out| ours.transpose(stream, cfg, &input_d, width as u32, height as u32, out),
         // SAFETY: transpose.cu takes (const float*, unsigned int width, unsigned int height,
         // float*) with width x height elements each.
         |f, out| unsafe { f.launch(stream, cfg, &[in_arg, w_arg, h_arg, ptr(stream, out)]) },

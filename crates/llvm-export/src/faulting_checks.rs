@@ -1,0 +1,416 @@
+//! Failed checks that fault at the access they guard instead of branching to a trap.
+//!
+//! In a build without panic messages a bounds check (or any other panic condition) reaches
+//! `llc` as a branch to a block holding only `llvm.trap`, and the PTX reads
+//!
+//! ```text
+//!     setp.ge.u64     %p4, %rd6, %rd24;
+//!     @%p4 bra        $L__BB12_25;          // $L__BB12_25: trap; exit;
+//!     shl.b64         %rd30, %rd6, 2;
+//!     add.s64         %rd31, %rd23, %rd30;
+//!     ld.global.nc.b32 %r7, [%rd31];
+//! ```
+//!
+//! ptxas never moves a load above a branch that may end the kernel, and a block holding a
+//! branch is not one it predicates: a tile loop of four guarded loads
+//! (`if x < width { tile[..] = input[y * width + x] }`, unrolled) issues its loads one at a
+//! time, each waiting for the one before (the transpose benchmark ran at 0.78 of its CUDA C++
+//! counterpart, which has no checks). [`fault_at_guarded_accesses`] removes such a branch when
+//! the next thing the thread does that memory or another thread could see is a load or store
+//! through a global (or generic) address, and makes every such access of the straight-line
+//! stretch after the check fault instead: each address becomes
+//! `selp.b64 %oxfault0, -off, %rd31, %p4` — the access's own address when the check passed,
+//! else one that makes the access touch address 0, which is never mapped. The kernel stops
+//! with `CUDA_ERROR_ILLEGAL_ADDRESS` rather than a trap (the host reports both as a fault of
+//! the kernel), and the accesses the check guarded touch no memory out of bounds. The guarded
+//! block is then straight-line code, and ptxas predicates it and issues the four loads
+//! together (0.98).
+//!
+//! The stretch holds only arithmetic, moves, conversions, comparisons that leave the branch's
+//! predicate alone, reads of kernel parameters and the redirected accesses; it ends at a label
+//! (another way in), another branch, a call, a barrier, an atomic or an access to another
+//! state space, and a check with no access before that end stays a branch. What a program
+//! could tell apart: a fault is reported after the access leaves the SM, and a thread may
+//! issue instructions that do not wait for the faulting access before it stops, where a trap
+//! stops it at once. After a fault the CUDA context refuses every call and its memory is
+//! released, so only memory the host reads directly (mapped host memory) could show their
+//! writes; `CUDA_OXIDE_FAULTING_CHECKS=0` keeps the traps.
+
+/// Register name prefix of the selected addresses, one `.reg .b64 %oxfault<N>` per function.
+const FAULT_REG: &str = "%oxfault";
+
+/// Instruction roots that neither touch memory nor leave the straight line: these may lie
+/// between a removed check and the access that faults in its place.
+const PURE_ROOTS: &[&str] = &[
+    "abs", "add", "addc", "and", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "copysign", "cos",
+    "cvt", "cvta", "div", "dp2a", "dp4a", "ex2", "fma", "fns", "lg2", "lop3", "mad", "mad24",
+    "madc", "max", "min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "rcp", "rem",
+    "rsqrt", "sad", "selp", "set", "setp", "shf", "shl", "shr", "sin", "slct", "sqrt", "sub",
+    "subc", "tanh", "testp", "xor",
+];
+
+/// `ptx` with each check that can fault at the access it guards rewritten so (see the module
+/// docs), and how many were.
+pub fn fault_at_guarded_accesses(ptx: &str) -> (String, usize) {
+    let lines: Vec<&str> = ptx.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let mut total = 0;
+    // Between a `.entry`/`.func` header's first line and its `{` (a prototype ends in `;`).
+    let mut in_header = false;
+    let mut at = 0;
+    while at < lines.len() {
+        let line = code(lines[at]);
+        if in_header && line == "{" {
+            // The body ends at the first `}` in column 0 (nested scopes are indented).
+            let end = (at + 1..lines.len())
+                .find(|&i| lines[i].trim_end() == "}")
+                .unwrap_or(lines.len());
+            let (body, rewritten) = rewrite_body(&lines[at + 1..end]);
+            out.push_str(lines[at]);
+            if rewritten > 0 {
+                out.push_str(&format!("\t.reg .b64 \t{FAULT_REG}<{rewritten}>;\n"));
+            }
+            out.push_str(&body);
+            total += rewritten;
+            in_header = false;
+            at = end;
+            continue;
+        }
+        if line.contains(".entry ") || line.contains(".func ") {
+            in_header = true;
+        }
+        if line.ends_with(';') {
+            in_header = false;
+        }
+        out.push_str(lines[at]);
+        at += 1;
+    }
+    (out, total)
+}
+
+/// A line without its comment and surrounding whitespace.
+fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or(line).trim()
+}
+
+/// One function body (between its braces) with its checks rewritten, and how many accesses
+/// were redirected.
+fn rewrite_body(body: &[&str]) -> (String, usize) {
+    let traps = trap_labels(body);
+    let mut removed = Vec::new();
+    let mut redirected: Vec<(usize, Access)> = Vec::new();
+    for (at, line) in body.iter().enumerate() {
+        let Some(branch) = TrapBranch::parse(line) else {
+            continue;
+        };
+        if !traps.contains(&branch.target) {
+            continue;
+        }
+        let accesses = guarded_accesses(body, at, &branch);
+        if !accesses.is_empty() {
+            removed.push(at);
+            redirected.extend(accesses);
+        }
+    }
+    let mut out = String::new();
+    let mut next = redirected.iter().enumerate().peekable();
+    for (at, line) in body.iter().enumerate() {
+        if removed.contains(&at) {
+            continue;
+        }
+        match next.peek() {
+            Some((index, (access_at, access))) if *access_at == at => {
+                let reg = format!("{FAULT_REG}{index}");
+                out.push_str(&access.select(&reg));
+                out.push_str(&access.redirected(line, &reg));
+                next.next();
+            }
+            _ => out.push_str(line),
+        }
+    }
+    (out, redirected.len())
+}
+
+/// Labels of the blocks that do nothing but trap.
+fn trap_labels<'a>(body: &[&'a str]) -> Vec<&'a str> {
+    let mut labels = Vec::new();
+    for (at, line) in body.iter().enumerate() {
+        let Some(label) = code(line).strip_suffix(':') else {
+            continue;
+        };
+        let first = body[at + 1..]
+            .iter()
+            .map(|l| code(l))
+            .find(|l| !is_annotation(l));
+        if first.is_some_and(|l| l == "trap;" || l == "trap; exit;") {
+            labels.push(label);
+        }
+    }
+    labels
+}
+
+/// Lines (as [code] leaves them) that are not instructions: blank or comment lines and `.loc`
+/// line info.
+fn is_annotation(line: &str) -> bool {
+    line.is_empty() || line.starts_with(".loc")
+}
+
+/// `@%p4 bra $L__BB0_9;` or `@!%p4 bra.uni $L__BB0_9;`.
+struct TrapBranch<'a> {
+    predicate: &'a str,
+    negated: bool,
+    target: &'a str,
+}
+
+impl<'a> TrapBranch<'a> {
+    fn parse(line: &'a str) -> Option<TrapBranch<'a>> {
+        let rest = code(line).strip_prefix('@')?;
+        let (negated, rest) = match rest.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        let (predicate, rest) = rest.split_once(char::is_whitespace)?;
+        let rest = rest.trim_start();
+        let rest = rest
+            .strip_prefix("bra.uni")
+            .or_else(|| rest.strip_prefix("bra"))?;
+        let target = rest.trim().split(';').next()?.trim();
+        (predicate.starts_with("%p") && target.starts_with("$L")).then_some(TrapBranch {
+            predicate,
+            negated,
+            target,
+        })
+    }
+}
+
+/// A load or store through `[base+offset]` that faults in a check's place.
+struct Access {
+    base: String,
+    offset: i64,
+    predicate: String,
+    negated: bool,
+}
+
+impl Access {
+    /// The line choosing the address: `base` when the check passed, else `-offset` (so the
+    /// access touches address 0).
+    fn select(&self, reg: &str) -> String {
+        let fault = self.offset.wrapping_neg();
+        let (when_true, when_false) = if self.negated {
+            (self.base.clone(), fault.to_string())
+        } else {
+            (fault.to_string(), self.base.clone())
+        };
+        format!(
+            "\tselp.b64 \t{reg}, {when_true}, {when_false}, {};\n",
+            self.predicate
+        )
+    }
+
+    /// The access line with its base register replaced by `reg`.
+    fn redirected(&self, line: &str, reg: &str) -> String {
+        let operand = format!("[{}", self.base);
+        let at = line.find(&operand).expect("the access names its base");
+        format!("{}[{reg}{}", &line[..at], &line[at + operand.len()..])
+    }
+}
+
+/// The accesses that fault in place of the check `branch` at `body[at]`: the global or generic
+/// loads and stores through a register address in the straight-line stretch after it, which
+/// holds nothing else but pure arithmetic (no label, branch, call, barrier, atomic, access to
+/// another state space, or write of the branch's predicate). Empty when the stretch holds none,
+/// or when one of its accesses is not through a register address.
+fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(usize, Access)> {
+    let mut accesses = Vec::new();
+    for (offset, line) in body[at + 1..].iter().enumerate() {
+        let line = code(line);
+        if is_annotation(line) {
+            continue;
+        }
+        if line.ends_with(':') || line.starts_with('@') {
+            break;
+        }
+        let Some((opcode, operands)) = line.split_once(char::is_whitespace) else {
+            break;
+        };
+        let mut parts = opcode.split('.');
+        let root = parts.next().unwrap_or_default();
+        let qualifiers: Vec<&str> = parts.collect();
+        if writes(operands, branch.predicate) {
+            break;
+        }
+        if PURE_ROOTS.contains(&root) || (root == "ld" && qualifiers.first() == Some(&"param")) {
+            continue;
+        }
+        // Global or generic (no state space) only: address 0 of shared, local, constant or
+        // parameter memory is an ordinary location.
+        const OTHER_SPACES: &[&str] = &["shared", "local", "const", "param", "tex", "async"];
+        let global_or_generic = !qualifiers
+            .iter()
+            .any(|q| OTHER_SPACES.contains(q) || q.starts_with("shared"));
+        if !(matches!(root, "ld" | "st") && global_or_generic) {
+            break;
+        }
+        // An access the check guards must fault with it: one that cannot be redirected keeps
+        // the branch.
+        let Some((base, offset_value)) = register_address(operands) else {
+            return Vec::new();
+        };
+        accesses.push((
+            at + 1 + offset,
+            Access {
+                base: base.to_string(),
+                offset: offset_value,
+                predicate: branch.predicate.to_string(),
+                negated: branch.negated,
+            },
+        ));
+    }
+    accesses
+}
+
+/// Whether the destination operand(s) of an instruction with `operands` name `register`.
+fn writes(operands: &str, register: &str) -> bool {
+    let destination = if operands.trim_start().starts_with('{') {
+        operands.split('}').next().unwrap_or(operands)
+    } else {
+        operands.split(',').next().unwrap_or(operands)
+    };
+    destination
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '%' || c == '_'))
+        .any(|token| token == register)
+}
+
+/// `[%rdN]` or `[%rdN+K]` (K may be negative, `+-4`): the register and K.
+fn register_address(operands: &str) -> Option<(&str, i64)> {
+    let inside = operands.split_once('[')?.1.split_once(']')?.0.trim();
+    let (base, offset) = match inside.split_once('+') {
+        Some((base, offset)) => (base.trim(), offset.trim().parse::<i64>().ok()?),
+        None => (inside, 0),
+    };
+    let number = base.strip_prefix("%rd")?;
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some((base, offset))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel body as `llc` writes it: two guarded loads in a row, a guarded store, and a
+    /// check followed by a barrier (which must stay).
+    const KERNEL: &str = "\
+.visible .entry k(
+\t.param .u64 .ptr .global .align 4 k_param_0,
+\t.param .u64 k_param_1
+)
+{
+\t.reg .pred \t%p<5>;
+\t.reg .b32 \t%r<4>;
+\t.reg .b64 \t%rd<12>;
+\tld.param.b64 \t%rd1, [k_param_0];
+\tld.param.b64 \t%rd2, [k_param_1];
+\tsetp.ge.u64 \t%p1, %rd3, %rd2;
+\t@%p1 bra \t$L__BB0_9;
+\t.loc\t1 12 9
+\tshl.b64 \t%rd4, %rd3, 2;
+\tadd.s64 \t%rd5, %rd1, %rd4;
+\tld.global.nc.b32 \t%r1, [%rd5];
+\tsetp.lt.u64 \t%p2, %rd6, %rd2;
+\t@!%p2 bra \t$L__BB0_9;
+\tld.global.nc.b32 \t%r2, [%rd5+1056];
+\tsetp.ge.u64 \t%p3, %rd7, %rd2;
+\t@%p3 bra \t$L__BB0_9;
+\tst.global.b32 \t[%rd8+-4], %r2;
+\tsetp.ge.u64 \t%p4, %rd9, %rd2;
+\t@%p4 bra \t$L__BB0_9;
+\tbar.sync \t0;
+\tst.global.b32 \t[%rd10], %r1;
+\tret;
+$L__BB0_9:                              // %panic
+\t.loc\t1 20 5
+\ttrap; exit;
+}
+";
+
+    #[test]
+    fn checks_before_global_accesses_fault_there() {
+        let (out, rewritten) = fault_at_guarded_accesses(KERNEL);
+        insta::assert_snapshot!(out);
+        assert_eq!(rewritten, 3);
+        // The check before the barrier stays a branch.
+        assert!(out.contains("\t@%p4 bra \t$L__BB0_9;\n\tbar.sync"));
+        assert_eq!(out.matches("bra").count(), 1);
+    }
+
+    #[test]
+    fn shared_accesses_labels_and_predicate_writes_keep_the_branch() {
+        let cases = [
+            // Address 0 of shared memory is an ordinary location.
+            "\t@%p1 bra \t$L__T;\n\tst.shared.b32 \t[%rd5], %r1;\n",
+            // Another way into the access: the check does not dominate it.
+            "\t@%p1 bra \t$L__T;\n$L__BB0_3:\n\tld.global.b32 \t%r1, [%rd5];\n",
+            // The predicate changes before the access.
+            "\t@%p1 bra \t$L__T;\n\tsetp.eq.s32 \t%p1, %r2, 0;\n\tld.global.b32 \t%r1, [%rd5];\n",
+            // An atomic is an effect this pass does not redirect.
+            "\t@%p1 bra \t$L__T;\n\tatom.global.add.u32 \t%r1, [%rd5], 1;\n",
+            // A call may have effects before any access.
+            "\t@%p1 bra \t$L__T;\n\tcall.uni f, ();\n\tld.global.b32 \t%r1, [%rd5];\n",
+            // An address that is not a 64-bit register.
+            "\t@%p1 bra \t$L__T;\n\tld.global.b32 \t%r1, [table+8];\n",
+        ];
+        for case in cases {
+            let ptx = format!(".visible .entry k()\n{{\n{case}\tret;\n$L__T:\n\ttrap; exit;\n}}\n");
+            let (out, rewritten) = fault_at_guarded_accesses(&ptx);
+            assert_eq!((out.as_str(), rewritten), (ptx.as_str(), 0), "{case}");
+        }
+    }
+
+    #[test]
+    fn every_access_of_the_stretch_faults_with_the_check() {
+        // vecadd: one check of `i` against both inputs' lengths guards both loads; the store
+        // after them is in the same stretch.
+        let ptx = ".visible .entry k()\n{\n\t@%p2 bra \t$L__T;\n\
+                   \tld.global.nc.b32 \t%r4, [%rd13];\n\tadd.s64 \t%rd14, %rd4, %rd11;\n\
+                   \tld.global.nc.b32 \t%r5, [%rd14];\n\tadd.rn.f32 \t%r6, %r4, %r5;\n\
+                   \tst.global.b32 \t[%rd12], %r6;\n\tbar.sync \t0;\n\
+                   \tst.global.b32 \t[%rd15], %r6;\n\tret;\n$L__T:\n\ttrap; exit;\n}\n";
+        let (out, redirected) = fault_at_guarded_accesses(ptx);
+        assert_eq!(redirected, 3, "{out}");
+        for (reg, base) in [(0, "%rd13"), (1, "%rd14"), (2, "%rd12")] {
+            let select = format!("selp.b64 \t%oxfault{reg}, 0, {base}, %p2;");
+            assert!(out.contains(&select), "{select} in {out}");
+        }
+        // After the barrier the stretch has ended.
+        assert!(out.contains("st.global.b32 \t[%rd15], %r6;"), "{out}");
+        assert!(!out.contains("bra"), "{out}");
+    }
+
+    #[test]
+    fn branches_to_other_blocks_stay() {
+        let ptx = ".visible .entry k()\n{\n\t@%p1 bra \t$L__BB0_2;\n\t\
+                   ld.global.b32 \t%r1, [%rd5];\n$L__BB0_2:\n\tret;\n}\n";
+        assert_eq!(fault_at_guarded_accesses(ptx), (ptx.to_string(), 0));
+    }
+
+    #[test]
+    fn each_function_declares_its_own_registers() {
+        let one = ".visible .entry k{n}()\n{{\n\t@%p1 bra \t$L__T{n};\n\t\
+                   ld.global.b32 \t%r1, [%rd5];\n\tret;\n$L__T{n}:\n\ttrap; exit;\n}}\n";
+        let ptx = format!("{}{}", one.replace("{n}", "0"), one.replace("{n}", "1"))
+            .replace("{{", "{")
+            .replace("}}", "}");
+        let (out, rewritten) = fault_at_guarded_accesses(&ptx);
+        assert_eq!(rewritten, 2);
+        assert_eq!(out.matches(".reg .b64 \t%oxfault<1>;").count(), 2, "{out}");
+        assert_eq!(out.matches("[%oxfault0]").count(), 2, "{out}");
+    }
+
+    #[test]
+    fn address_operands() {
+        assert_eq!(register_address("%r1, [%rd5]"), Some(("%rd5", 0)));
+        assert_eq!(register_address("[%rd12+1056], %r1"), Some(("%rd12", 1056)));
+        assert_eq!(register_address("[%rd8+-4], %r1"), Some(("%rd8", -4)));
+        assert_eq!(register_address("%r1, [%r5]"), None);
+        assert_eq!(register_address("%r1, [sym]"), None);
+    }
+}
