@@ -107,11 +107,16 @@ fn rewrite_body(body: &[&str]) -> (String, usize) {
             continue;
         }
         let accesses = guarded_accesses(body, at, &branch);
-        if !accesses.is_empty() {
+        let claimed = accesses
+            .iter()
+            .any(|(line, _)| redirected.iter().any(|(other, _)| other == line));
+        if !accesses.is_empty() && !claimed {
             removed.push(at);
             redirected.extend(accesses);
         }
     }
+    // A stretch may continue in a block placed above its check.
+    redirected.sort_by_key(|(line, _)| *line);
     let mut out = String::new();
     let mut next = redirected.iter().enumerate().peekable();
     for (at, line) in body.iter().enumerate() {
@@ -217,12 +222,19 @@ impl Access {
 
 /// The accesses that fault in place of the check `branch` at `body[at]`: the global or generic
 /// loads and stores through a register address in the straight-line stretch after it, which
-/// holds nothing else but pure arithmetic (no label, branch, call, barrier, atomic, access to
-/// another state space, or write of the branch's predicate). Empty when the stretch holds none,
+/// holds nothing else but pure arithmetic (no label, conditional branch, call, barrier,
+/// atomic, access to another state space, or write of the branch's predicate). An
+/// unconditional branch to a block that nothing else enters (no other branch names it, and
+/// the code above it does not fall into it) continues the stretch there: `llc` often places
+/// the block of a guarded load away from its check. Empty when the stretch holds no access,
 /// or when one of its accesses is not through a register address.
 fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(usize, Access)> {
     let mut accesses = Vec::new();
-    for (offset, line) in body[at + 1..].iter().enumerate() {
+    let mut next = at + 1;
+    let mut jumps = 0;
+    while let Some(line) = body.get(next) {
+        let here = next;
+        next += 1;
         let line = code(line);
         if is_annotation(line) {
             continue;
@@ -236,6 +248,16 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(u
         let mut parts = opcode.split('.');
         let root = parts.next().unwrap_or_default();
         let qualifiers: Vec<&str> = parts.collect();
+        if root == "bra" {
+            match sole_entry(body, operands.trim().trim_end_matches(';').trim()) {
+                Some(block) if jumps < 8 => {
+                    jumps += 1;
+                    next = block;
+                    continue;
+                }
+                _ => break,
+            }
+        }
         if writes(operands, branch.predicate) {
             break;
         }
@@ -257,7 +279,7 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(u
             return Vec::new();
         };
         accesses.push((
-            at + 1 + offset,
+            here,
             Access {
                 base: base.to_string(),
                 offset: offset_value,
@@ -267,6 +289,36 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(u
         ));
     }
     accesses
+}
+
+/// The first line of the block labelled `label` when an unconditional branch there is its only
+/// way in: the label is named once in `body` besides its definition, and the instruction
+/// above the definition does not fall through (an unpredicated `bra`, `ret`, `exit` or
+/// `trap`).
+fn sole_entry(body: &[&str], label: &str) -> Option<usize> {
+    if !label.starts_with('$') {
+        return None;
+    }
+    let defined = body
+        .iter()
+        .position(|line| code(line).strip_suffix(':') == Some(label))?;
+    let named = body
+        .iter()
+        .flat_map(|line| {
+            code(line).split(|c: char| !(c.is_ascii_alphanumeric() || c == '$' || c == '_'))
+        })
+        .filter(|token| *token == label)
+        .count();
+    let above = body[..defined]
+        .iter()
+        .map(|line| code(line))
+        .rfind(|line| !is_annotation(line))?;
+    let root = above
+        .split(|c: char| c == '.' || c == ';' || c.is_whitespace())
+        .next()
+        .unwrap_or_default();
+    let ends_flow = matches!(root, "bra" | "ret" | "exit" | "trap");
+    (named == 2 && ends_flow).then_some(defined + 1)
 }
 
 /// Whether the destination operand(s) of an instruction with `operands` name `register`.
@@ -383,6 +435,44 @@ $L__BB0_9:                              // %panic
         // After the barrier the stretch has ended.
         assert!(out.contains("st.global.b32 \t[%rd15], %r6;"), "{out}");
         assert!(!out.contains("bra"), "{out}");
+    }
+
+    #[test]
+    fn the_stretch_follows_a_jump_to_a_block_nothing_else_enters() {
+        // sgemm's loop: llc placed the guarded load's block above the loop header.
+        let body = "\
+$L__BB8_7:
+\tld.global.nc.b32 \t%r76, [%rd40];
+$L__BB8_8:
+\tst.shared.b32 \t[%rd7], %r76;
+\t@%p6 bra \t$L__BB8_2;
+\tbra.uni \t$L__BB8_9;
+$L__BB8_2:
+\tsetp.ge.u64 \t%p5, %rd39, %rd17;
+\t@%p5 bra \t$L__BB8_13;
+\tbra.uni \t$L__BB8_7;
+$L__BB8_13:
+\ttrap; exit;
+$L__BB8_9:
+\tret;
+";
+        let ptx = format!(".visible .entry k()\n{{\n\tbra.uni \t$L__BB8_2;\n{body}}}\n");
+        let (out, redirected) = fault_at_guarded_accesses(&ptx);
+        assert_eq!(redirected, 1, "{out}");
+        assert!(
+            out.contains(
+                "$L__BB8_7:\n\tselp.b64 \t%oxfault0, 0, %rd40, %p5;\n\
+                 \tld.global.nc.b32 \t%r76, [%oxfault0];"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("bra \t$L__BB8_13"), "{out}");
+        // The same block entered from a second place (a fall-through) keeps the check.
+        let entered_twice = ptx.replace(
+            "\tbra.uni \t$L__BB8_2;\n$L__BB8_7:",
+            "\tadd.s64 \t%rd1, %rd1, 1;\n$L__BB8_7:",
+        );
+        assert_eq!(fault_at_guarded_accesses(&entered_twice).1, 0);
     }
 
     #[test]
