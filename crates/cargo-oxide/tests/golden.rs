@@ -374,8 +374,8 @@ fn simd_lane_by_lane_at_every_stage() {
 
 /// Code generation for speed (`golden_perf`, docs/bench.md): kernel parameters carry what Rust
 /// promises about their memory, `#[kernel(fmad)]` contracts `a * b + c` into one `fma` (and
-/// only there), a two-sided `if` of a loop becomes a `select`, and bounds checks fault at the
-/// loads they guard.
+/// only there), a two-sided `if` of a loop becomes a `select`, bounds checks fault at the
+/// loads they guard, and a loop unrolled at run time does its leftover iterations first.
 #[test]
 fn performance_facts_reach_llvm_and_ptx() {
     let ll = stage("golden_perf", "ll");
@@ -432,6 +432,11 @@ fn performance_facts_reach_llvm_and_ptx() {
         .expect("the trap block stays, unreferenced")
         .to_string();
     assert!(!rows.contains(&format!("bra \t{trap_label};")), "{rows}");
+    // The leftover iterations of the unrolled dot product run first (LLVM names their blocks
+    // `.prol`, `.epil` when they come after), and the unrolled loop counts down to zero.
+    let dot = entry("dot_rows");
+    assert!(dot.contains(".prol") && !dot.contains(".epil"), "{dot}");
+    assert_eq!(dot.matches("mul.rn.f32").count(), 1 + 8, "{dot}");
     insta::assert_snapshot!("golden_perf.ptx", ptx);
 }
 

@@ -36,6 +36,8 @@
 //! released, so only memory the host reads directly (mapped host memory) could show their
 //! writes; `CUDA_OXIDE_FAULTING_CHECKS=0` keeps the traps.
 
+use crate::ptx_text::{code, rewrite_bodies};
+
 /// Register name prefix of the selected addresses, one `.reg .b64 %oxfault<N>` per function.
 const FAULT_REG: &str = "%oxfault";
 
@@ -52,45 +54,13 @@ const PURE_ROOTS: &[&str] = &[
 /// `ptx` with each check that can fault at the access it guards rewritten so (see the module
 /// docs), and how many were.
 pub fn fault_at_guarded_accesses(ptx: &str) -> (String, usize) {
-    let lines: Vec<&str> = ptx.split_inclusive('\n').collect();
-    let mut out = String::with_capacity(ptx.len() + 1024);
     let mut total = 0;
-    // Between a `.entry`/`.func` header's first line and its `{` (a prototype ends in `;`).
-    let mut in_header = false;
-    let mut at = 0;
-    while at < lines.len() {
-        let line = code(lines[at]);
-        if in_header && line == "{" {
-            // The body ends at the first `}` in column 0 (nested scopes are indented).
-            let end = (at + 1..lines.len())
-                .find(|&i| lines[i].trim_end() == "}")
-                .unwrap_or(lines.len());
-            let (body, rewritten) = rewrite_body(&lines[at + 1..end]);
-            out.push_str(lines[at]);
-            if rewritten > 0 {
-                out.push_str(&format!("\t.reg .b64 \t{FAULT_REG}<{rewritten}>;\n"));
-            }
-            out.push_str(&body);
-            total += rewritten;
-            in_header = false;
-            at = end;
-            continue;
-        }
-        if line.contains(".entry ") || line.contains(".func ") {
-            in_header = true;
-        }
-        if line.ends_with(';') {
-            in_header = false;
-        }
-        out.push_str(lines[at]);
-        at += 1;
-    }
+    let out = rewrite_bodies(ptx, |_, body| {
+        let (text, redirected) = rewrite_body(body);
+        total += redirected;
+        (redirected > 0).then(|| format!("\t.reg .b64 \t{FAULT_REG}<{redirected}>;\n{text}"))
+    });
     (out, total)
-}
-
-/// A line without its comment and surrounding whitespace.
-fn code(line: &str) -> &str {
-    line.split("//").next().unwrap_or(line).trim()
 }
 
 /// One function body (between its braces) with its checks rewritten, and how many accesses

@@ -20,14 +20,17 @@
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 //!
-//! [`faulting_checks`] rewrites the PTX so that a failed check faults at the access it guards
-//! instead of branching to a trap, which lets ptxas predicate guarded loads.
+//! After `llc`, two rewrites of the PTX text: [`faulting_checks`] makes a failed check fault at
+//! the access it guards instead of branching to a trap, which lets ptxas predicate guarded
+//! loads; [`declared_block_dims`] makes the block-size reads of a kernel with `.reqntid` the
+//! declared constants.
 //!
 //! [`libdevice`] finds NVIDIA's libdevice and links it into modules whose math calls it.
 
 mod const_expr;
 mod constants;
 pub mod debug_info;
+pub mod declared_block_dims;
 mod error;
 pub mod faulting_checks;
 mod function;
@@ -39,10 +42,12 @@ mod naming;
 mod ops;
 mod param_attrs;
 mod phi;
+mod ptx_text;
 mod symbols;
 mod types;
 
 pub use debug_info::DeviceDebug;
+pub use declared_block_dims::fold_declared_block_dims;
 pub use error::{ExportError, PtxError};
 pub use faulting_checks::fault_at_guarded_accesses;
 pub use kernel::{

@@ -278,6 +278,7 @@ pub fn run_pipeline(
     } else {
         ptx
     };
+    let ptx = llvm_export::fold_declared_block_dims(&ptx).0;
     timings.push(("llc", started.elapsed()));
 
     let cubin = if config.cubin {

@@ -1,0 +1,89 @@
+//! Reading the PTX text `llc` writes, line by line, for the rewrites made after it
+//! ([crate::faulting_checks], [crate::declared_block_dims]): functions, their headers and
+//! bodies, and lines without their comments.
+
+use std::ops::Range;
+
+/// A line without its comment and surrounding whitespace.
+pub(crate) fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or(line).trim()
+}
+
+/// `ptx` with the body of each function (the lines between its `{` and `}`) replaced by what
+/// `rewrite` returns for (the function's header lines, its body lines), or kept when it
+/// returns `None`. The header runs from the line naming `.entry` or `.func` to the `{`; a
+/// prototype (a header ending in `;`) has no body. Lines keep their `\n`.
+pub(crate) fn rewrite_bodies(
+    ptx: &str,
+    mut rewrite: impl FnMut(&[&str], &[&str]) -> Option<String>,
+) -> String {
+    let lines: Vec<&str> = ptx.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let mut header: Option<usize> = None;
+    let mut at = 0;
+    while at < lines.len() {
+        let line = code(lines[at]);
+        if let (Some(start), "{") = (header, line) {
+            let body = body_of(&lines, at);
+            out.push_str(lines[at]);
+            match rewrite(&lines[start..at], &lines[body.clone()]) {
+                Some(text) => out.push_str(&text),
+                None => lines[body.clone()].iter().for_each(|l| out.push_str(l)),
+            }
+            header = None;
+            at = body.end;
+            continue;
+        }
+        if line.contains(".entry ") || line.contains(".func ") {
+            header = Some(at);
+        }
+        if line.ends_with(';') {
+            header = None;
+        }
+        out.push_str(lines[at]);
+        at += 1;
+    }
+    out
+}
+
+/// The body lines of the function whose `{` is `lines[brace]`: up to the first `}` in column
+/// 0 (scopes nested in a body, call sequences and inline assembly, are indented).
+fn body_of(lines: &[&str], brace: usize) -> Range<usize> {
+    let end = (brace + 1..lines.len())
+        .find(|&i| lines[i].trim_end() == "}")
+        .unwrap_or(lines.len());
+    brace + 1..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_found_and_prototypes_skipped() {
+        let ptx = "\
+.extern .func (.param .b32 func_retval0) vprintf
+(
+\t.param .b64 vprintf_param_0
+)
+;
+.visible .entry k(
+\t.param .u64 k_param_0
+)
+.reqntid 32, 1, 1
+{
+\t{ // callseq 0, 0
+\t}
+\tret;
+}
+";
+        let mut seen = Vec::new();
+        let out = rewrite_bodies(ptx, |header, body| {
+            seen.push((header.len(), body.len()));
+            Some("\tnew;\n".to_string())
+        });
+        assert_eq!(seen, [(4, 3)]);
+        assert!(out.ends_with(".reqntid 32, 1, 1\n{\n\tnew;\n}\n"), "{out}");
+        assert!(out.starts_with(".extern .func (.param .b32 func_retval0) vprintf\n("));
+    }
+}
