@@ -27,9 +27,10 @@
 //! together (0.98).
 //!
 //! The stretch holds only arithmetic, moves, conversions, comparisons that leave the branch's
-//! predicate alone, reads of kernel parameters and the redirected accesses; it ends at a label
-//! (another way in), another branch, a call, a barrier, an atomic or an access to another
-//! state space, and a check with no access before that end stays a branch. What a program
+//! predicate alone, loads from other state spaces (shared memory, kernel parameters) and the
+//! redirected accesses; it ends at a label (another way in), a conditional branch, a call, a
+//! barrier, an atomic or a store to another state space, and a check with no access before
+//! that end stays a branch. What a program
 //! could tell apart: a fault is reported after the access leaves the SM, and a thread may
 //! issue instructions that do not wait for the faulting access before it stops, where a trap
 //! stops it at once. After a fault the CUDA context refuses every call and its memory is
@@ -192,8 +193,9 @@ impl Access {
 
 /// The accesses that fault in place of the check `branch` at `body[at]`: the global or generic
 /// loads and stores through a register address in the straight-line stretch after it, which
-/// holds nothing else but pure arithmetic (no label, conditional branch, call, barrier,
-/// atomic, access to another state space, or write of the branch's predicate). An
+/// holds nothing else but pure arithmetic and loads from other state spaces (no label,
+/// conditional branch, call, barrier, atomic, store to another state space, or write of the
+/// branch's predicate). An
 /// unconditional branch to a block that nothing else enters (no other branch names it, and
 /// the code above it does not fall into it) continues the stretch there: `llc` often places
 /// the block of a guarded load away from its check. Empty when the stretch holds no access,
@@ -231,15 +233,19 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(u
         if writes(operands, branch.predicate) {
             break;
         }
-        if PURE_ROOTS.contains(&root) || (root == "ld" && qualifiers.first() == Some(&"param")) {
+        if PURE_ROOTS.contains(&root) {
             continue;
         }
-        // Global or generic (no state space) only: address 0 of shared, local, constant or
-        // parameter memory is an ordinary location.
+        // Global or generic (no state space) accesses are redirected: address 0 of shared,
+        // local, constant or parameter memory is an ordinary location. Loads from those spaces
+        // change nothing another thread or the host could see, so the stretch goes on past them.
         const OTHER_SPACES: &[&str] = &["shared", "local", "const", "param", "tex", "async"];
         let global_or_generic = !qualifiers
             .iter()
             .any(|q| OTHER_SPACES.contains(q) || q.starts_with("shared"));
+        if root == "ld" && !global_or_generic {
+            continue;
+        }
         if !(matches!(root, "ld" | "st") && global_or_generic) {
             break;
         }
@@ -367,8 +373,9 @@ $L__BB0_9:                              // %panic
     #[test]
     fn shared_accesses_labels_and_predicate_writes_keep_the_branch() {
         let cases = [
-            // Address 0 of shared memory is an ordinary location.
-            "\t@%p1 bra \t$L__T;\n\tst.shared.b32 \t[%rd5], %r1;\n",
+            // Address 0 of shared memory is an ordinary location, and a store there is seen by
+            // the other threads of the block: the stretch ends.
+            "\t@%p1 bra \t$L__T;\n\tst.shared.b32 \t[%rd5], %r1;\n\tst.global.b32 \t[%rd6], %r1;\n",
             // Another way into the access: the check does not dominate it.
             "\t@%p1 bra \t$L__T;\n$L__BB0_3:\n\tld.global.b32 \t%r1, [%rd5];\n",
             // The predicate changes before the access.
@@ -443,6 +450,22 @@ $L__BB8_9:
             "\tadd.s64 \t%rd1, %rd1, 1;\n$L__BB8_7:",
         );
         assert_eq!(fault_at_guarded_accesses(&entered_twice).1, 0);
+    }
+
+    #[test]
+    fn loads_from_shared_memory_do_not_end_the_stretch() {
+        // transpose's second half: a value read from the shared tile, stored to the output.
+        let ptx = ".visible .entry k()\n{\n\t@%p17 bra \t$L__T;\n\
+                   \tld.shared.b32 \t%r11, [%rd56];\n\tst.global.b32 \t[%rd58], %r11;\n\
+                   \tret;\n$L__T:\n\ttrap; exit;\n}\n";
+        let (out, redirected) = fault_at_guarded_accesses(ptx);
+        assert_eq!(redirected, 1, "{out}");
+        assert!(
+            out.contains(
+                "\tld.shared.b32 \t%r11, [%rd56];\n\tselp.b64 \t%oxfault0, 0, %rd58, %p17;\n"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -262,7 +262,10 @@ pub mod ours {
         while j < TILE as u32 {
             let (x, y) = (bx + tx, by + ty + j);
             if x < width && y < height {
-                unsafe { T[(ty + j) as usize * (TILE + 1) + tx as usize] = input[y as usize * width as usize + x as usize] };
+                unsafe {
+                    T[(ty + j) as usize * (TILE + 1) + tx as usize] =
+                        input[y as usize * width as usize + x as usize]
+                };
             }
             j += ROWS as u32;
         }
@@ -271,7 +274,8 @@ pub mod ours {
         while j < TILE as u32 {
             let (x, y) = (by + tx, bx + ty + j);
             if x < height && y < width {
-                out[y as usize * height as usize + x as usize] = unsafe { T[tx as usize * (TILE + 1) + (ty + j) as usize] };
+                out[y as usize * height as usize + x as usize] =
+                    unsafe { T[tx as usize * (TILE + 1) + (ty + j) as usize] };
             }
             j += ROWS as u32;
         }
