@@ -18,13 +18,15 @@
 //! counterpart, which has no checks). [`fault_at_guarded_accesses`] removes such a branch when
 //! the next thing the thread does that memory or another thread could see is a load or store
 //! through a global (or generic) address, and makes every such access of the straight-line
-//! stretch after the check fault instead: each address becomes
-//! `selp.b64 %oxfault0, -off, %rd31, %p4` — the access's own address when the check passed,
-//! else one that makes the access touch address 0, which is never mapped. The kernel stops
-//! with `CUDA_ERROR_ILLEGAL_ADDRESS` rather than a trap (the host reports both as a fault of
-//! the kernel), and the accesses the check guarded touch no memory out of bounds. The guarded
-//! block is then straight-line code, and ptxas predicates it and issues the four loads
-//! together (0.98).
+//! stretch after the check fault instead: its base register becomes
+//! `selp.b64 %oxfault0, -off, %rd31, %p4` — the access's own base when the check passed, else
+//! one that makes the access touch address 0, which is never mapped. Later accesses of the
+//! stretch through the same base, at most [FAULT_PAGE] bytes above the first, share that
+//! selection (a failed check sends them into the first page, which is not mapped either: one
+//! `selp` for `w[0]` to `w[6]`, not seven). The kernel stops with `CUDA_ERROR_ILLEGAL_ADDRESS`
+//! rather than a trap (the host reports both as a fault of the kernel), and the accesses the
+//! check guarded touch no memory out of bounds. The guarded block is then straight-line code,
+//! and ptxas predicates it and issues the four loads together (0.98).
 //!
 //! The stretch holds only arithmetic, moves, conversions, comparisons that leave the branch's
 //! predicate alone, loads from other state spaces (shared memory, kernel parameters) and the
@@ -64,12 +66,12 @@ pub fn fault_at_guarded_accesses(ptx: &str) -> (String, usize) {
     (out, total)
 }
 
-/// One function body (between its braces) with its checks rewritten, and how many accesses
-/// were redirected.
+/// One function body (between its braces) with its checks rewritten, and how many fault
+/// registers it uses.
 fn rewrite_body(body: &[&str]) -> (String, usize) {
     let traps = trap_labels(body);
     let mut removed = Vec::new();
-    let mut redirected: Vec<(usize, Access)> = Vec::new();
+    let mut selections: Vec<Selection> = Vec::new();
     for (at, line) in body.iter().enumerate() {
         let Some(branch) = TrapBranch::parse(line) else {
             continue;
@@ -77,34 +79,41 @@ fn rewrite_body(body: &[&str]) -> (String, usize) {
         if !traps.contains(&branch.target) {
             continue;
         }
-        let accesses = guarded_accesses(body, at, &branch);
-        let claimed = accesses
-            .iter()
-            .any(|(line, _)| redirected.iter().any(|(other, _)| other == line));
-        if !accesses.is_empty() && !claimed {
+        let groups = guarded_accesses(body, at, &branch);
+        let claimed = groups.iter().flat_map(|g| &g.accesses).any(|(line, _)| {
+            selections
+                .iter()
+                .any(|s| s.accesses.iter().any(|(other, _)| other == line))
+        });
+        if !groups.is_empty() && !claimed {
             removed.push(at);
-            redirected.extend(accesses);
+            selections.extend(groups);
         }
     }
-    // A stretch may continue in a block placed above its check.
-    redirected.sort_by_key(|(line, _)| *line);
+    // A stretch may continue in a block placed above its check: number the registers in the
+    // order of the text.
+    selections.sort_by_key(|s| s.accesses[0].0);
     let mut out = String::new();
-    let mut next = redirected.iter().enumerate().peekable();
     for (at, line) in body.iter().enumerate() {
         if removed.contains(&at) {
             continue;
         }
-        match next.peek() {
-            Some((index, (access_at, access))) if *access_at == at => {
+        let access = selections
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.accesses.iter().any(|(line, _)| *line == at));
+        match access {
+            Some((index, selection)) => {
                 let reg = format!("{FAULT_REG}{index}");
-                out.push_str(&access.select(&reg));
-                out.push_str(&access.redirected(line, &reg));
-                next.next();
+                if selection.accesses[0].0 == at {
+                    out.push_str(&selection.select(&reg));
+                }
+                out.push_str(&selection.redirected(line, &reg));
             }
-            _ => out.push_str(line),
+            None => out.push_str(line),
         }
     }
-    (out, redirected.len())
+    (out, selections.len())
 }
 
 /// Labels of the blocks that do nothing but trap.
@@ -159,23 +168,34 @@ impl<'a> TrapBranch<'a> {
     }
 }
 
-/// A load or store through `[base+offset]` that faults in a check's place.
-struct Access {
+/// How far above a selected fault address the other accesses of its selection may reach:
+/// they touch the first page of the address space, which is never mapped.
+const FAULT_PAGE: i64 = 4096;
+
+/// Accesses through one base register that fault in a check's place, `[base+offset]` each:
+/// one `selp` before the first chooses `base`, or the fault address (0 for the first access,
+/// within [FAULT_PAGE] of 0 for the others) when the check failed.
+struct Selection {
     base: String,
-    offset: i64,
     predicate: String,
     negated: bool,
+    /// (body line, offset), in the order of the stretch.
+    accesses: Vec<(usize, i64)>,
 }
 
-impl Access {
-    /// The line choosing the address: `base` when the check passed, else `-offset` (so the
-    /// access touches address 0).
+impl Selection {
+    /// Whether an access at `offset` through the same base can share this selection.
+    fn admits(&self, offset: i64) -> bool {
+        (0..FAULT_PAGE).contains(&offset.wrapping_sub(self.accesses[0].1))
+    }
+
+    /// The line choosing the address: `base` when the check passed, else the fault base.
     fn select(&self, reg: &str) -> String {
-        let fault = self.offset.wrapping_neg();
+        let fault = self.accesses[0].1.wrapping_neg().to_string();
         let (when_true, when_false) = if self.negated {
-            (self.base.clone(), fault.to_string())
+            (self.base.as_str(), fault.as_str())
         } else {
-            (fault.to_string(), self.base.clone())
+            (fault.as_str(), self.base.as_str())
         };
         format!(
             "\tselp.b64 \t{reg}, {when_true}, {when_false}, {};\n",
@@ -191,17 +211,19 @@ impl Access {
     }
 }
 
-/// The accesses that fault in place of the check `branch` at `body[at]`: the global or generic
-/// loads and stores through a register address in the straight-line stretch after it, which
-/// holds nothing else but pure arithmetic and loads from other state spaces (no label,
-/// conditional branch, call, barrier, atomic, store to another state space, or write of the
-/// branch's predicate). An
-/// unconditional branch to a block that nothing else enters (no other branch names it, and
-/// the code above it does not fall into it) continues the stretch there: `llc` often places
-/// the block of a guarded load away from its check. Empty when the stretch holds no access,
-/// or when one of its accesses is not through a register address.
-fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(usize, Access)> {
-    let mut accesses = Vec::new();
+/// The accesses that fault in place of the check `branch` at `body[at]`, grouped by the base
+/// register they share: the global or generic loads and stores through a register address in
+/// the straight-line stretch after it, which holds nothing else but pure arithmetic and loads
+/// from other state spaces (no label, conditional branch, call, barrier, atomic, store to
+/// another state space, or write of the branch's predicate). An unconditional branch to a
+/// block that nothing else enters (no other branch names it, and the code above it does not
+/// fall into it) continues the stretch there: `llc` often places the block of a guarded load
+/// away from its check. Empty when the stretch holds no access, or when one of its accesses is
+/// not through a register address.
+fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<Selection> {
+    let mut selections: Vec<Selection> = Vec::new();
+    // The selections later accesses may still join: their base has not been written since.
+    let mut open: Vec<usize> = Vec::new();
     let mut next = at + 1;
     let mut jumps = 0;
     while let Some(line) = body.get(next) {
@@ -233,6 +255,9 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(u
         if writes(operands, branch.predicate) {
             break;
         }
+        if root != "st" {
+            open.retain(|&s| !writes(operands, &selections[s].base));
+        }
         if PURE_ROOTS.contains(&root) {
             continue;
         }
@@ -251,20 +276,31 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<(u
         }
         // An access the check guards must fault with it: one that cannot be redirected keeps
         // the branch.
-        let Some((base, offset_value)) = register_address(operands) else {
+        let Some((base, offset)) = register_address(operands) else {
             return Vec::new();
         };
-        accesses.push((
-            here,
-            Access {
-                base: base.to_string(),
-                offset: offset_value,
-                predicate: branch.predicate.to_string(),
-                negated: branch.negated,
-            },
-        ));
+        let joined = open.iter().copied().find(|&s| {
+            let selection = &selections[s];
+            selection.base == base && selection.admits(offset)
+        });
+        match joined {
+            Some(s) => selections[s].accesses.push((here, offset)),
+            None => {
+                open.push(selections.len());
+                selections.push(Selection {
+                    base: base.to_string(),
+                    predicate: branch.predicate.to_string(),
+                    negated: branch.negated,
+                    accesses: vec![(here, offset)],
+                });
+            }
+        }
+        // A load may write its own base register (`ld.global.u64 %rd5, [%rd5]`).
+        if root == "ld" {
+            open.retain(|&s| !writes(operands, &selections[s].base));
+        }
     }
-    accesses
+    selections
 }
 
 /// The first line of the block labelled `label` when an unconditional branch there is its only
@@ -466,6 +502,30 @@ $L__BB8_9:
             ),
             "{out}"
         );
+    }
+
+    #[test]
+    fn accesses_through_one_base_share_its_selection() {
+        // stencil's weights: `w[0]` .. `w[2]` after one check of `w.len()`; then a rewritten
+        // base, an offset below the first and one a page away, which need selections of their
+        // own.
+        let ptx = ".visible .entry k()\n{\n\t@%p7 bra \t$L__T;\n\
+                   \tld.global.nc.b32 \t%r5, [%rd6];\n\tld.shared.b32 \t%r6, [%rd4];\n\
+                   \tld.global.nc.b32 \t%r9, [%rd6+4];\n\tld.global.nc.b32 \t%r13, [%rd6+8];\n\
+                   \tld.global.nc.b32 \t%r14, [%rd6+-4];\n\tld.global.nc.b32 \t%r15, [%rd6+4096];\n\
+                   \tadd.s64 \t%rd6, %rd6, 64;\n\tst.global.b32 \t[%rd6+8], %r13;\n\
+                   \tret;\n$L__T:\n\ttrap; exit;\n}\n";
+        let (out, selections) = fault_at_guarded_accesses(ptx);
+        assert_eq!(selections, 4, "{out}");
+        for expected in [
+            "\tselp.b64 \t%oxfault0, 0, %rd6, %p7;\n\tld.global.nc.b32 \t%r5, [%oxfault0];",
+            "\tld.global.nc.b32 \t%r9, [%oxfault0+4];\n\tld.global.nc.b32 \t%r13, [%oxfault0+8];",
+            "\tselp.b64 \t%oxfault1, 4, %rd6, %p7;\n\tld.global.nc.b32 \t%r14, [%oxfault1+-4];",
+            "\tselp.b64 \t%oxfault2, -4096, %rd6, %p7;\n\tld.global.nc.b32 \t%r15, [%oxfault2+4096];",
+            "\tselp.b64 \t%oxfault3, -8, %rd6, %p7;\n\tst.global.b32 \t[%oxfault3+8], %r13;",
+        ] {
+            assert!(out.contains(expected), "{expected}\nin\n{out}");
+        }
     }
 
     #[test]
