@@ -31,7 +31,7 @@
 //! The stretch holds only arithmetic, moves, conversions, comparisons that leave the branch's
 //! predicate alone, loads from other state spaces (shared memory, kernel parameters) and the
 //! redirected accesses; it ends at a label (another way in), a conditional branch, a call, a
-//! barrier, an atomic or a store to another state space, and a check with no access before
+//! barrier, an atomic, inline assembly or a store to another state space, and a check with no access before
 //! that end stays a branch. What a program
 //! could tell apart: a fault is reported after the access leaves the SM, and a thread may
 //! issue instructions that do not wait for the faulting access before it stops, where a trap
@@ -229,6 +229,10 @@ fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<Se
     while let Some(line) = body.get(next) {
         let here = next;
         next += 1;
+        // The user's inline assembly is left as written.
+        if line.contains("begin inline asm") {
+            break;
+        }
         let line = code(line);
         if is_annotation(line) {
             continue;
@@ -422,6 +426,8 @@ $L__BB0_9:                              // %panic
             "\t@%p1 bra \t$L__T;\n\tcall.uni f, ();\n\tld.global.b32 \t%r1, [%rd5];\n",
             // An address that is not a 64-bit register.
             "\t@%p1 bra \t$L__T;\n\tld.global.b32 \t%r1, [table+8];\n",
+            // Inline assembly stays as the user wrote it.
+            "\t@%p1 bra \t$L__T;\n\t// begin inline asm\n\tld.global.b32 \t%r1, [%rd5];\n\t// end inline asm\n",
         ];
         for case in cases {
             let ptx = format!(".visible .entry k()\n{{\n{case}\tret;\n$L__T:\n\ttrap; exit;\n}}\n");
