@@ -2,7 +2,9 @@
 //! (safe indexing, `DisjointSlice`, iterators), each compiled only with its cargo feature.
 //!
 //! The CUDA C++ counterparts in `cuda/<name>.cu` implement the same algorithm with the same
-//! launch shape, so that the two differ only in the compiler.
+//! launch shape, so that the two differ only in the compiler. A kernel's scalar parameters
+//! have the counterpart's types (`unsigned int` is `u32`), and slices are indexed with `usize`
+//! values made from them, as the C++ indexes with `size_t` (docs/bench.md, "Parameter types").
 
 // Shared-memory tiles are `static mut`s (DESIGN.md, milestone 2); indexing one borrows it.
 #![allow(static_mut_refs)]
@@ -15,39 +17,42 @@ use cuda_host::cuda_module;
 macro_rules! sgemm_body {
     ($a:ident, $b:ident, $n:ident, $c:ident) => {{
         use cuda_device::shared::SharedArray;
-        const T: usize = 16;
+        const T: u32 = 16;
         static mut AS: SharedArray<f32, 256> = SharedArray::UNINIT;
         static mut BS: SharedArray<f32, 256> = SharedArray::UNINIT;
-        let tx = thread::threadIdx_x() as usize;
-        let ty = thread::threadIdx_y() as usize;
-        let row = thread::blockIdx_y() as usize * T + ty;
-        let col = thread::blockIdx_x() as usize * T + tx;
+        let n = $n;
+        let tx = thread::threadIdx_x();
+        let ty = thread::threadIdx_y();
+        let row = thread::blockIdx_y() * T + ty;
+        let col = thread::blockIdx_x() * T + tx;
+        let tile = (ty * T + tx) as usize;
         let mut acc = 0.0f32;
         let mut k0 = 0;
-        while k0 < $n {
-            let a_val = if row < $n && k0 + tx < $n {
-                $a[row * $n + k0 + tx]
+        while k0 < n {
+            let a_val = if row < n && k0 + tx < n {
+                $a[row as usize * n as usize + (k0 + tx) as usize]
             } else {
                 0.0
             };
-            let b_val = if k0 + ty < $n && col < $n {
-                $b[(k0 + ty) * $n + col]
+            let b_val = if k0 + ty < n && col < n {
+                $b[(k0 + ty) as usize * n as usize + col as usize]
             } else {
                 0.0
             };
             unsafe {
-                AS[ty * T + tx] = a_val;
-                BS[ty * T + tx] = b_val;
+                AS[tile] = a_val;
+                BS[tile] = b_val;
             }
             sync::syncthreads();
-            for k in 0..T {
-                acc += unsafe { AS[ty * T + k] * BS[k * T + tx] };
+            for k in 0..T as usize {
+                acc +=
+                    unsafe { AS[ty as usize * T as usize + k] * BS[k * T as usize + tx as usize] };
             }
             sync::syncthreads();
             k0 += T;
         }
-        if row < $n && col < $n {
-            $c[row * $n + col] = acc;
+        if row < n && col < n {
+            $c[row as usize * n as usize + col as usize] = acc;
         }
     }};
 }
@@ -91,13 +96,13 @@ pub mod ours {
     /// One thread per row of a row-major matrix: `sums[r] = m[r][0] + m[r][1] + ...`, in order.
     #[cfg(feature = "rowsum")]
     #[kernel]
-    pub fn rowsum(m: &[f32], cols: usize, mut sums: DisjointSlice<f32>) {
+    pub fn rowsum(m: &[f32], cols: u32, mut sums: DisjointSlice<f32>) {
         let row = thread::index_1d();
         if let Some(sum) = sums.get_mut(row) {
-            let start = row.get() * cols;
+            let start = row.get() * cols as usize;
             let mut acc = 0.0f32;
             for j in 0..cols {
-                acc += m[start + j];
+                acc += m[start + j as usize];
             }
             *sum = acc;
         }
@@ -244,8 +249,7 @@ pub mod ours {
     }
 
     /// `out = inputᵀ` for a `height × width` row-major matrix, through a 32 × 33 shared tile
-    /// (the padding column avoids bank conflicts). Blocks of 32 × 8 threads, 2-D grid. The
-    /// sides are `u32`, as in the CUDA C++ counterpart, and the element index `usize`.
+    /// (the padding column avoids bank conflicts). Blocks of 32 × 8 threads, 2-D grid.
     #[cfg(feature = "transpose")]
     #[kernel]
     #[block_dims(32, 8)]
@@ -286,26 +290,26 @@ pub mod ours {
     #[cfg(feature = "softmax")]
     #[kernel]
     #[block_dims(256)]
-    pub fn softmax(x: &[f32], cols: usize, out: &mut [f32]) {
+    pub fn softmax(x: &[f32], cols: u32, out: &mut [f32]) {
         use cuda_device::shared::SharedArray;
         static mut RED: SharedArray<f32, 256> = SharedArray::UNINIT;
-        let t = thread::threadIdx_x() as usize;
-        let threads = thread::blockDim_x() as usize;
-        let base = thread::blockIdx_x() as usize * cols;
+        let t = thread::threadIdx_x();
+        let threads = thread::blockDim_x();
+        let base = thread::blockIdx_x() as usize * cols as usize;
 
         let mut m = f32::NEG_INFINITY;
         let mut j = t;
         while j < cols {
-            m = m.max(x[base + j]);
+            m = m.max(x[base + j as usize]);
             j += threads;
         }
-        unsafe { RED[t] = m };
+        unsafe { RED[t as usize] = m };
         sync::syncthreads();
         let mut stride = threads / 2;
         while stride > 0 {
             if t < stride {
-                let other = unsafe { RED[t + stride] };
-                unsafe { RED[t] = RED[t].max(other) };
+                let other = unsafe { RED[(t + stride) as usize] };
+                unsafe { RED[t as usize] = RED[t as usize].max(other) };
             }
             sync::syncthreads();
             stride /= 2;
@@ -316,16 +320,16 @@ pub mod ours {
         let mut s = 0.0f32;
         j = t;
         while j < cols {
-            s += (x[base + j] - m).exp();
+            s += (x[base + j as usize] - m).exp();
             j += threads;
         }
-        unsafe { RED[t] = s };
+        unsafe { RED[t as usize] = s };
         sync::syncthreads();
         stride = threads / 2;
         while stride > 0 {
             if t < stride {
-                let other = unsafe { RED[t + stride] };
-                unsafe { RED[t] += other };
+                let other = unsafe { RED[(t + stride) as usize] };
+                unsafe { RED[t as usize] += other };
             }
             sync::syncthreads();
             stride /= 2;
@@ -334,7 +338,7 @@ pub mod ours {
 
         j = t;
         while j < cols {
-            out[base + j] = (x[base + j] - m).exp() / s;
+            out[base + j as usize] = (x[base + j as usize] - m).exp() / s;
             j += threads;
         }
     }
@@ -344,7 +348,7 @@ pub mod ours {
     #[cfg(feature = "sgemm")]
     #[kernel]
     #[block_dims(16, 16)]
-    pub fn sgemm(a: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
+    pub fn sgemm(a: &[f32], b: &[f32], n: u32, c: &mut [f32]) {
         sgemm_body!(a, b, n, c);
     }
 
@@ -354,7 +358,7 @@ pub mod ours {
     #[cfg(feature = "sgemm_fmad")]
     #[kernel(fmad)]
     #[block_dims(16, 16)]
-    pub fn sgemm_fmad(a: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
+    pub fn sgemm_fmad(a: &[f32], b: &[f32], n: u32, c: &mut [f32]) {
         sgemm_body!(a, b, n, c);
     }
 

@@ -24,7 +24,7 @@ pub fn run(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
     let (ours, stream) = (h.ours, h.stream);
     h.compare(
         spec,
-        |sums| ours.rowsum(stream, cfg, &m_d, cols, sums),
+        |sums| ours.rowsum(stream, cfg, &m_d, cols as u32, sums),
         // SAFETY: rowsum.cu takes (const float*, unsigned int cols, float*, unsigned int rows)
         // with rows x cols inputs and rows outputs.
         |f, sums| unsafe { f.launch(stream, cfg, &[m_arg, cols_arg, ptr(stream, sums), rows_arg]) },

@@ -27,7 +27,7 @@ type Launch = fn(
     LaunchConfig,
     &CudaSlice<f32>,
     &CudaSlice<f32>,
-    usize,
+    u32,
     &mut CudaSlice<f32>,
 ) -> Result<(), cuda_host::Error>;
 
@@ -89,7 +89,7 @@ fn run_variant(
     let (ours, stream) = (h.ours, h.stream);
     h.compare(
         spec,
-        |c| launch(ours, stream, cfg, &a_d, &b_d, n, c),
+        |c| launch(ours, stream, cfg, &a_d, &b_d, n as u32, c),
         // SAFETY: sgemm.cu takes (const float* a, const float* b, unsigned int n, float* c)
         // with n x n elements each.
         |f, c| unsafe { f.launch(stream, cfg, &[a_arg, b_arg, n_arg, ptr(stream, c)]) },

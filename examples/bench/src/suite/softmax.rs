@@ -48,7 +48,7 @@ pub fn run(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
     let (ours, stream) = (h.ours, h.stream);
     h.compare(
         spec,
-        |out| ours.softmax(stream, cfg, &x_d, cols, out),
+        |out| ours.softmax(stream, cfg, &x_d, cols as u32, out),
         // SAFETY: softmax.cu takes (const float*, unsigned int cols, float*) with rows x cols
         // elements each, one block per row.
         |f, out| unsafe { f.launch(stream, cfg, &[x_arg, cols_arg, ptr(stream, out)]) },
