@@ -31,13 +31,13 @@
 //! The stretch holds only arithmetic, moves, conversions, comparisons that leave the branch's
 //! predicate alone, loads from other state spaces (shared memory, kernel parameters) and the
 //! redirected accesses; it ends at a label (another way in), a conditional branch, a call, a
-//! barrier, an atomic, inline assembly or a store to another state space, and a check with no access before
-//! that end stays a branch. What a program
-//! could tell apart: a fault is reported after the access leaves the SM, and a thread may
-//! issue instructions that do not wait for the faulting access before it stops, where a trap
-//! stops it at once. After a fault the CUDA context refuses every call and its memory is
-//! released, so only memory the host reads directly (mapped host memory) could show their
-//! writes; `CUDA_OXIDE_FAULTING_CHECKS=0` keeps the traps.
+//! barrier, an atomic, inline assembly or a store to another state space, and a check with no
+//! access before that end stays a branch. What a program could tell apart: a fault is reported
+//! after the access leaves the SM, and a thread may issue instructions that do not wait for the
+//! faulting access before it stops, where a trap stops it at once. After a fault the CUDA
+//! context refuses every call and its memory is released, so only memory the host reads
+//! directly (mapped host memory) could show their writes; `CUDA_OXIDE_FAULTING_CHECKS=0` keeps
+//! the traps.
 
 use crate::ptx_text::{code, rewrite_bodies};
 
@@ -54,8 +54,8 @@ const PURE_ROOTS: &[&str] = &[
     "subc", "tanh", "testp", "xor",
 ];
 
-/// `ptx` with each check that can fault at the access it guards rewritten so (see the module
-/// docs), and how many were.
+/// `ptx` with each check that can fault at the accesses it guards rewritten so (see the module
+/// docs), and how many address selections (`selp`s) that added.
 pub fn fault_at_guarded_accesses(ptx: &str) -> (String, usize) {
     let mut total = 0;
     let out = rewrite_bodies(ptx, |_, body| {
