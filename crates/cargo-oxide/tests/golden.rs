@@ -437,6 +437,13 @@ fn performance_facts_reach_llvm_and_ptx() {
     let dot = entry("dot_rows");
     assert!(dot.contains(".prol") && !dot.contains(".epil"), "{dot}");
     assert_eq!(dot.matches("mul.rn.f32").count(), 1 + 8, "{dot}");
+    // `index_1d()`'s block size in a `#[block_dims(256)]` kernel is the constant; the same helper
+    // in a kernel without a declared shape still reads `%ntid.x`.
+    let declared = entry("scale_declared");
+    assert!(declared.contains(".reqntid 256, 1, 1"), "{declared}");
+    assert!(!declared.contains("%ntid"), "{declared}");
+    assert!(declared.contains(", 256;"), "{declared}");
+    assert!(entry("axpy").contains("%ntid.x"));
     insta::assert_snapshot!("golden_perf.ptx", ptx);
 }
 
