@@ -80,6 +80,50 @@ mod kernels {
         wgmma::descriptor(base + kk * 32, 16, 1024, Swizzle::B128)
     }
 
+    /// A kernel's ring of `STAGES` stages: the shared-memory addresses of its full and empty
+    /// barriers (8 bytes each), and its first stage in dynamic shared memory, aligned to the 1024
+    /// bytes that 128-byte swizzling needs (`shared_bytes` leaves room for that), as a generic
+    /// pointer and as a shared-window address.
+    struct Ring {
+        full0: u64,
+        empty0: u64,
+        ring: *mut u8,
+        ring_shared: u32,
+    }
+
+    /// Sets up the ring: thread 0 initialises each full barrier for one arrival (the
+    /// producer's, with the stage's bytes) and each empty one for `empty_arrivals`, and fences
+    /// the initialisation; the caller makes the block (or the cluster) wait for it before any
+    /// use. Every kernel of the module has its own copy of the barriers, as of all shared memory.
+    #[inline(always)]
+    fn ring(empty_arrivals: u32) -> Ring {
+        static mut FULL: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
+        static mut EMPTY: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
+        let full0 = (&raw mut FULL) as u64;
+        let empty0 = (&raw mut EMPTY) as u64;
+        let dynamic = DynamicSharedArray::<u8>::get();
+        let pad = (1024 - shared_address(dynamic) % 1024) % 1024;
+        // SAFETY: the dynamic shared memory has 1024 bytes of room for the alignment.
+        let ring = unsafe { dynamic.add(pad as usize) };
+        let ring_shared = shared_address(ring);
+        if thread::threadIdx_x() == 0 {
+            for s in 0..STAGES as u64 {
+                // SAFETY: the barriers' shared memory is used by nothing else.
+                unsafe {
+                    raw::init(full0 + 8 * s, 1);
+                    raw::init(empty0 + 8 * s, empty_arrivals);
+                }
+            }
+            raw::fence_init();
+        }
+        Ring {
+            full0,
+            empty0,
+            ring,
+            ring_shared,
+        }
+    }
+
     /// Round to nearest even: the bf16 bits of `v`.
     #[inline(always)]
     fn bf16(v: f32) -> u32 {
@@ -181,27 +225,14 @@ mod kernels {
     ) {
         const TN: usize = BN_WIDE;
         let stage_size = stage_bytes(TN);
-        static mut FULL: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
-        static mut EMPTY: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
         let t = thread::threadIdx_x();
         let wg = t / 128;
-        let full0 = (&raw mut FULL) as u64;
-        let empty0 = (&raw mut EMPTY) as u64;
-        let dynamic = DynamicSharedArray::<u8>::get();
-        let pad = (1024 - shared_address(dynamic) % 1024) % 1024;
-        // SAFETY: the dynamic shared memory has 1024 bytes of room for the alignment.
-        let ring = unsafe { dynamic.add(pad as usize) };
-        let ring_shared = shared_address(ring);
-        if t == 0 {
-            for s in 0..STAGES as u64 {
-                // SAFETY: the barriers' shared memory is used by nothing else.
-                unsafe {
-                    raw::init(full0 + 8 * s, 1);
-                    raw::init(empty0 + 8 * s, 256);
-                }
-            }
-            raw::fence_init();
-        }
+        let Ring {
+            full0,
+            empty0,
+            ring,
+            ring_shared,
+        } = ring(256);
         sync::syncthreads();
         let n_tiles = n / TN as u32;
         let tiles = m_tiles * n_tiles;
@@ -337,29 +368,16 @@ mod kernels {
         /// Bytes of one block's half of the B tile.
         const B_HALF: usize = TN / 2 * BK * 2;
         let stage_size = stage_bytes(TN);
-        static mut FULL: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
-        static mut EMPTY: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
         let t = thread::threadIdx_x();
         let wg = t / 128;
         let rank = cluster::block_rank();
-        let full0 = (&raw mut FULL) as u64;
-        let empty0 = (&raw mut EMPTY) as u64;
-        let dynamic = DynamicSharedArray::<u8>::get();
-        let pad = (1024 - shared_address(dynamic) % 1024) % 1024;
-        // SAFETY: the dynamic shared memory has 1024 bytes of room for the alignment.
-        let ring = unsafe { dynamic.add(pad as usize) };
-        let ring_shared = shared_address(ring);
-        if t == 0 {
-            for s in 0..STAGES as u64 {
-                // SAFETY: the barriers' shared memory is used by nothing else.
-                unsafe {
-                    raw::init(full0 + 8 * s, 1);
-                    // One arrival per consumer warp (8 per block) of each of the two blocks.
-                    raw::init(empty0 + 8 * s, 16);
-                }
-            }
-            raw::fence_init();
-        }
+        // One arrival per consumer warp (8 per block) of each of the two blocks.
+        let Ring {
+            full0,
+            empty0,
+            ring,
+            ring_shared,
+        } = ring(16);
         // Both blocks' barriers are initialised before either block multicasts or arrives
         // into the other.
         cluster::sync();
@@ -491,27 +509,14 @@ mod kernels {
         [f32; R]: Fragment,
     {
         let stage_size = stage_bytes(TN);
-        static mut FULL: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
-        static mut EMPTY: SharedArray<Barrier, STAGES> = SharedArray::UNINIT;
         let t = thread::threadIdx_x();
         let wg = t / 128;
-        let full0 = (&raw mut FULL) as u64;
-        let empty0 = (&raw mut EMPTY) as u64;
-        let dynamic = DynamicSharedArray::<u8>::get();
-        let pad = (1024 - shared_address(dynamic) % 1024) % 1024;
-        // SAFETY: the dynamic shared memory has 1024 bytes of room for the alignment.
-        let ring = unsafe { dynamic.add(pad as usize) };
-        let ring_shared = shared_address(ring);
-        if t == 0 {
-            for s in 0..STAGES as u64 {
-                // SAFETY: the barriers' shared memory is used by nothing else.
-                unsafe {
-                    raw::init(full0 + 8 * s, 1);
-                    raw::init(empty0 + 8 * s, 256);
-                }
-            }
-            raw::fence_init();
-        }
+        let Ring {
+            full0,
+            empty0,
+            ring,
+            ring_shared,
+        } = ring(256);
         sync::syncthreads();
         let m0 = (thread::blockIdx_y() as usize * BM) as i32;
         let n0 = (thread::blockIdx_x() as usize * TN) as i32;
