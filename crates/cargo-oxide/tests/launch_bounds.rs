@@ -3,36 +3,30 @@
 //! files of the dialect-mir, LLVM IR and PTX.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use regex::Regex;
+
+mod common;
+
+use common::{paragraph, pipeline_stages, read};
 
 /// The stage outputs of the fixture, generated once.
 fn stages() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let out = repo.join("tests/fixtures/target/launch-bounds-stages");
-        let _ = std::fs::remove_dir_all(&out);
-        let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-            // Source lines have their own golden test (source_lines.rs); these snapshots
-            // are about the code.
-            .args(["pipeline", "--device-debug", "none", "--manifest-path"])
-            .arg(repo.join("tests/fixtures/launch_bounds/Cargo.toml"))
-            .arg("--out")
-            .arg(&out)
-            .env_remove("CUDA_OXIDE_TARGET")
-            .status()
-            .expect("cargo-oxide runs");
-        assert!(status.success(), "cargo oxide pipeline failed");
-        out
+        // Source lines have their own golden test (source_lines.rs); these snapshots are about
+        // the code.
+        pipeline_stages(
+            "launch_bounds",
+            "launch-bounds-stages",
+            &["--device-debug", "none"],
+        )
     })
 }
 
 /// One stage's text, mangled symbols (whose hashes depend on the machine) numbered in order.
 fn stage(extension: &str) -> String {
-    let path = stages().join(format!("launch_bounds.{extension}"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = read(&stages().join(format!("launch_bounds.{extension}")));
     let symbol = Regex::new(r"_R[0-9A-Za-z_]+").unwrap();
     let mut seen: Vec<String> = Vec::new();
     symbol
@@ -45,15 +39,6 @@ fn stage(extension: &str) -> String {
             format!("_R{index}")
         })
         .into_owned()
-}
-
-/// The lines of `text` from the one containing `start` up to the next blank line.
-fn paragraph<'a>(text: &'a str, start: &str) -> &'a str {
-    let begin = text
-        .find(start)
-        .unwrap_or_else(|| panic!("`{start}` missing:\n{text}"));
-    let rest = &text[begin..];
-    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
 }
 
 #[test]

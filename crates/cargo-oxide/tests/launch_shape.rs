@@ -7,46 +7,24 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
-fn manifest() -> PathBuf {
-    repo().join("tests/fixtures/launch_shape/Cargo.toml")
-}
+use common::{manifest, paragraph, pipeline_stages, read, repo};
 
 /// The stage outputs of the fixture for sm_90, generated once.
 fn stages() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let out = repo().join("tests/fixtures/target/launch-shape-stages");
-        let _ = std::fs::remove_dir_all(&out);
-        let status = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
-            .args(["pipeline", "--device-debug", "none", "--arch", "sm_90"])
-            .arg("--manifest-path")
-            .arg(manifest())
-            .arg("--out")
-            .arg(&out)
-            .env_remove("CUDA_OXIDE_TARGET")
-            .status()
-            .expect("cargo-oxide runs");
-        assert!(status.success(), "cargo oxide pipeline failed");
-        out
+        pipeline_stages(
+            "launch_shape",
+            "launch-shape-stages",
+            &["--device-debug", "none", "--arch", "sm_90"],
+        )
     })
 }
 
 fn stage(extension: &str) -> String {
-    let path = stages().join(format!("launch_shape.{extension}"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The lines of `text` from the one containing `start` up to the next blank line.
-fn paragraph<'a>(text: &'a str, start: &str) -> &'a str {
-    let begin = text
-        .find(start)
-        .unwrap_or_else(|| panic!("`{start}` missing:\n{text}"));
-    let rest = &text[begin..];
-    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+    read(&stages().join(format!("launch_shape.{extension}")))
 }
 
 /// The directives of the PTX entry `kernel`, between its parameters and its body.
@@ -112,7 +90,7 @@ fn llvm_ir_and_ptx_have_the_cluster_shape() {
 fn a_cluster_shape_before_sm_90_is_a_build_error() {
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
         .args(["build", "--arch", "sm_80", "--manifest-path"])
-        .arg(manifest())
+        .arg(manifest("launch_shape"))
         .env(
             "CUDA_OXIDE_TARGET_DIR",
             repo().join("tests/fixtures/target/launch-shape-sm80"),
