@@ -165,6 +165,16 @@ pub struct FuzzOptions {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
 
+    /// Take the programs of the seeds from Rustlantis (the MIR fuzzer) instead of oxide-fuzz:
+    /// the path of its `generate` binary (`scripts/rustlantis.sh` builds it and passes it).
+    #[arg(long, value_name = "GENERATE")]
+    pub rustlantis: Option<PathBuf>,
+
+    /// How much of the Rust source the PTX carries; `full` also turns optimisation off (opt
+    /// and llc at -O0), so the GPU executes every operation of the programs.
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub device_debug: Option<DeviceDebug>,
+
     /// The folder to fill for the GPU (emptied first): the runner, each batch's PTX and CPU
     /// outputs, `run.sh`. Relative to the repository root.
     #[arg(long, value_name = "DIR", default_value = "target/gpu-bundle/fuzz")]

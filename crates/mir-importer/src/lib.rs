@@ -19,11 +19,13 @@ extern crate rustc_public_bridge;
 extern crate rustc_span;
 
 pub mod intrinsics;
+pub mod mem2reg;
 pub mod naming;
 mod pipeline;
 pub mod shims;
 pub mod translator;
 pub mod ub_checks;
+pub mod verify;
 
 pub use llvm_export::DeviceDebug;
 pub use pipeline::{

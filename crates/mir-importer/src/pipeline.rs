@@ -8,9 +8,6 @@ use pliron::builtin::ops::ModuleOp;
 use pliron::context::Context;
 use pliron::identifier::Identifier;
 use pliron::op::Op;
-use pliron::operation::verify_operation;
-use pliron::opts::mem2reg::mem2reg;
-use pliron::pass::AnalysisManager;
 use pliron::printable::Printable;
 use rustc_public::mir::mono::Instance;
 
@@ -192,17 +189,13 @@ pub fn run_pipeline(
     )?;
 
     let started = Instant::now();
-    verify_operation(module.get_operation(), &ctx)
-        .map_err(|e| PipelineError::Verification(e.disp(&ctx).to_string()))?;
+    crate::verify::verify_all(&ctx, module.get_operation())
+        .map_err(|failure| PipelineError::Verification(failure.message))?;
     timings.push(("verify", started.elapsed()));
 
     let started = Instant::now();
-    mem2reg(
-        module.get_operation(),
-        &mut ctx,
-        &mut AnalysisManager::default(),
-    )
-    .map_err(|e| PipelineError::Mem2Reg(e.disp(&ctx).to_string()))?;
+    crate::mem2reg::mem2reg(&mut ctx, module.get_operation())
+        .map_err(|e| PipelineError::Mem2Reg(e.disp(&ctx).to_string()))?;
     timings.push(("mem2reg", started.elapsed()));
     dump(
         config,

@@ -18,6 +18,7 @@ mod expr;
 mod generate;
 mod program;
 mod rng;
+pub mod rustlantis;
 mod ty;
 
 pub use expr::{Expr, Kind};

@@ -557,27 +557,21 @@ impl FnTranslator<'_> {
         loc
     }
 
-    /// Verifies every op of the translated function. The translator means to produce only
-    /// valid dialect-mir, so a failure is a bug: it is reported as an internal error at the
-    /// user's code that produced the op, rather than later, for the whole module, by the
-    /// verifier of the pipeline.
+    /// Verifies every op of the translated function (in time linear in its size, see
+    /// `crate::verify`). The translator means to produce only valid dialect-mir, so a failure
+    /// is a bug: it is reported as an internal error at the user's code that produced the op,
+    /// rather than later, for the whole module, by the verifier of the pipeline.
     fn verify_ops(&self) -> TResult<()> {
-        let region = self.func.get_region(self.ctx);
-        for block in region.iter(self.ctx) {
-            for op in block.iter(self.ctx) {
-                if let Err(error) = pliron::operation::verify_operation(op, self.ctx) {
-                    let bug = TranslationError::internal(format!(
-                        "the dialect-mir translated from this code does not verify: {}",
-                        error.err
-                    ));
-                    return Err(match self.op_spans.get(&op) {
-                        Some(span) => bug.at(*span),
-                        None => bug,
-                    });
-                }
+        crate::verify::verify_nested(self.ctx, self.func.get_operation()).map_err(|failure| {
+            let bug = TranslationError::internal(format!(
+                "the dialect-mir translated from this code does not verify: {}",
+                failure.message
+            ));
+            match self.op_spans.get(&failure.op) {
+                Some(span) => bug.at(*span),
+                None => bug,
             }
-        }
-        Ok(())
+        })
     }
 
     /// The type of a local.
