@@ -167,8 +167,11 @@ pub fn record(message: &Arguments<'_>, location: &Location<'_>) -> ! {
 #[cold]
 #[inline(never)]
 pub fn record_parts(parts: &[&Arguments<'_>], location: &Location<'_>) -> ! {
-    // SAFETY: the host writes RECORD before any launch; device code only reads it.
-    let base = unsafe { core::ptr::read_volatile(&raw const RECORD) } as *mut u8;
+    // SAFETY: the host writes RECORD before any launch; device code only reads it. An atomic
+    // load, not a volatile one: a kernel that may read volatile memory loses `noalias` on its
+    // `&[T]` parameters (see mir-lower's `volatile_readers`), and every kernel may panic.
+    let record = unsafe { core::sync::atomic::AtomicU64::from_ptr(&raw mut RECORD) };
+    let base = record.load(core::sync::atomic::Ordering::Relaxed) as *mut u8;
     if !base.is_null() {
         // SAFETY: the host allocated `layout::RECORD_BYTES` bytes at `base`, mapped for the device.
         unsafe { fill(base, parts, location) };

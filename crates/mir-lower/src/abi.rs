@@ -19,7 +19,8 @@
 //!
 //! A slice's pointer slot carries what Rust promises about the memory behind it
 //! ([entry_param_attrs]): `noalias` for `&mut [T]` and `DisjointSlice<T>`, `noalias readonly`
-//! for a `&[T]` without interior mutability (its loads become `ld.global.nc`), and for every
+//! for a `&[T]` without interior mutability (its loads become `ld.global.nc`; `readonly` alone
+//! in a kernel that may read volatile memory, whose volatile loads must stay coherent), and for every
 //! slice `nonnull` (the launcher never passes a null pointer, not even for an empty buffer) and
 //! `align(align_of::<T>())`. The prologue's cast to the generic address space is marked
 //! [ATTR_KEY_MIR_PTR_CAST_NONNULL], so that its lowering tells LLVM the generic pointer is not
@@ -69,11 +70,13 @@ dict_key!(
 
 /// The LLVM attributes of each entry parameter of a kernel whose parameters have types
 /// `params` and accesses `access` (one set per [kernel_abi] slot, in order; see the module
-/// docs).
+/// docs). A kernel that `reads_volatile` memory has no `noalias` on its read-only slices:
+/// NVPTX would turn its volatile loads through them into non-coherent `ld.global.nc`.
 pub fn entry_param_attrs(
     ctx: &Context,
     params: &[TypeHandle],
     access: &[ParamAccess],
+    reads_volatile: bool,
 ) -> Result<Vec<LlvmAttributesAttr>, OpError> {
     let mut attrs = vec![];
     for (index, &ty) in params.iter().enumerate() {
@@ -83,7 +86,9 @@ pub fn entry_param_attrs(
             if slot == Slot::GlobalPointer && slot_index == 0 {
                 match access.get(index).copied().unwrap_or(ParamAccess::Plain) {
                     ParamAccess::Shared => {
-                        set.set("noalias", LlvmAttrValue::Unit);
+                        if !reads_volatile {
+                            set.set("noalias", LlvmAttrValue::Unit);
+                        }
                         set.set("readonly", LlvmAttrValue::Unit);
                     }
                     ParamAccess::Exclusive => set.set("noalias", LlvmAttrValue::Unit),

@@ -4,7 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use dialect_mir::ops::{CallOp, FuncOp};
+use dialect_mir::ops::{
+    CallIndirectOp, CallOp, CopyNonOverlappingOp, CopyOp, FuncOp, VolatileLoadOp,
+};
 use pliron::{
     basic_block::BasicBlock,
     builtin::{
@@ -57,8 +59,10 @@ pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), Lowe
     }
     declare_missing_callees(ctx, module, &funcs)?;
     crate::convert::math::declare_libdevice_functions(ctx, module, &funcs)?;
+    let volatile_readers = volatile_readers(ctx, &funcs);
     for func in funcs {
-        replace_function(ctx, func)?;
+        let reads_volatile = volatile_readers.contains(&func.get_symbol_name(ctx).to_string());
+        replace_function(ctx, func, reads_volatile)?;
     }
     let mut conversion = MirToLlvm { global_spaces };
     apply_dialect_conversion(ctx, &mut conversion, module.get_operation()).map_err(
@@ -87,6 +91,55 @@ fn module_functions(ctx: &Context, module: ModuleOp) -> Result<Vec<FuncOp>, Lowe
             })
         })
         .collect()
+}
+
+/// The functions that may perform a volatile read, themselves or through their callees (a call
+/// through a function pointer may reach any function).
+///
+/// LLVM's NVPTX backend turns every load through a `noalias readonly` kernel parameter into
+/// `ld.global.nc`, volatile ones included, and a non-coherent load may be served from a cache
+/// and merged with others: a volatile read through a `&[T]` parameter would no longer be one.
+/// A kernel that may read volatile memory therefore keeps `readonly` but not `noalias` on its
+/// `&[T]` parameters ([entry_param_attrs]), whose loads stay coherent.
+fn volatile_readers(ctx: &Context, funcs: &[FuncOp]) -> HashSet<String> {
+    let mut callers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut readers: Vec<String> = Vec::new();
+    let mut indirect_callers = Vec::new();
+    for func in funcs {
+        let name = func.get_symbol_name(ctx).to_string();
+        let mut reads = false;
+        for op in ops_in(ctx, func.get_region(ctx)) {
+            if let Some(call) = Operation::get_op::<CallOp>(op, ctx) {
+                callers
+                    .entry(call.callee_name(ctx).to_string())
+                    .or_default()
+                    .push(name.clone());
+            } else if Operation::get_op::<CallIndirectOp>(op, ctx).is_some() {
+                indirect_callers.push(name.clone());
+            } else if Operation::get_op::<VolatileLoadOp>(op, ctx).is_some()
+                || Operation::get_op::<CopyOp>(op, ctx).is_some_and(|c| c.is_volatile(ctx))
+                || Operation::get_op::<CopyNonOverlappingOp>(op, ctx)
+                    .is_some_and(|c| c.is_volatile(ctx))
+            {
+                reads = true;
+            }
+        }
+        if reads {
+            readers.push(name);
+        }
+    }
+    if !readers.is_empty() {
+        readers.extend(indirect_callers);
+    }
+    let mut found = HashSet::new();
+    while let Some(name) = readers.pop() {
+        if found.insert(name.clone())
+            && let Some(list) = callers.get(&name)
+        {
+            readers.extend(list.iter().cloned());
+        }
+    }
+    found
 }
 
 /// Every op directly in the blocks of `region`.
@@ -172,7 +225,11 @@ fn declare_missing_callees(
 }
 
 /// Replace the `mir.func` `func` by an `llvm.func` of the same name that takes over its body.
-fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError> {
+fn replace_function(
+    ctx: &mut Context,
+    func: FuncOp,
+    reads_volatile: bool,
+) -> Result<(), LoweringError> {
     let name = func.get_symbol_name(ctx);
     let signature_error = |source| LoweringError::Signature {
         function: name.to_string(),
@@ -184,8 +241,13 @@ fn replace_function(ctx: &mut Context, func: FuncOp) -> Result<(), LoweringError
     let mut grid_constant_params = vec![];
     let fmad = func.fmad(ctx);
     let param_attrs = if kernel {
-        entry_param_attrs(ctx, &func.arg_types(ctx), &func.param_access(ctx))
-            .map_err(signature_error)?
+        entry_param_attrs(
+            ctx,
+            &func.arg_types(ctx),
+            &func.param_access(ctx),
+            reads_volatile,
+        )
+        .map_err(signature_error)?
     } else {
         vec![]
     };

@@ -82,8 +82,9 @@ pub enum Lowering {
     SliceElementAddr,
     /// `caller_location`: the `&Location` of the call (see `caller_location.rs`).
     CallerLocation,
-    /// Returns its argument: `black_box` (which only hides the value from optimisations).
-    Identity,
+    /// `black_box`: its argument, through a volatile store and load of a stack slot, so that no
+    /// optimisation sees the value (or removes the computation behind it).
+    Opaque,
     /// Does nothing: `assume`, `cold_path`, `forget`, `prefetch_*` (hints).
     Nothing,
     /// A constant `false`: `ub_checks` (off on the device, as in a release build of `core`),
@@ -191,7 +192,7 @@ pub const TABLE: &[(&str, Decision)] = {
             Refused("automatic differentiation (`#[autodiff]`) of device code"),
         ),
         ("bitreverse", Math),
-        ("black_box", Translate(L::Identity)),
+        ("black_box", Translate(L::Opaque)),
         (
             "breakpoint",
             Refused("a debugger breakpoint instruction (set breakpoints with `cuda-gdb` instead)"),
@@ -583,7 +584,22 @@ impl FnTranslator<'_> {
                         .result(self.ctx),
                 )
             }
-            L::Identity => values.first().copied(),
+            L::Opaque => {
+                let ty = type_arg(instance, 0)?;
+                if super::types::is_zero_sized(ty)? {
+                    None
+                } else {
+                    arity(1)?;
+                    let align = layout(ty)?.abi_align;
+                    let mir_ty = self.types.translate(self.ctx, ty)?;
+                    let slot = self.emit(|ctx| AllocaOp::new(ctx, mir_ty)).result(self.ctx);
+                    self.emit(|ctx| VolatileStoreOp::new(ctx, values[0], slot, align));
+                    Some(
+                        self.emit(|ctx| VolatileLoadOp::new(ctx, slot, align))
+                            .result(self.ctx),
+                    )
+                }
+            }
             L::Nothing => None,
             L::False => Some(self.bool_constant(false)),
             L::OverflowChecks => Some(self.bool_constant(self.overflow_checks)),

@@ -1,10 +1,24 @@
 //! Bulk copies and fills as LLVM's `memcpy` / `memmove` / `memset` intrinsics (the byte count is
 //! the element count times the element's size), and volatile loads and stores.
+//!
+//! A volatile access through a generic pointer goes through an address that LLVM cannot trace
+//! (an inline `mov`): NVPTX drops `volatile` from accesses it proves to be to local memory
+//! (PTX has no volatile local access before ISA 9.1, which drivers of CUDA 13.0 cannot load),
+//! and ptxas would then be free to merge or remove them. A generic `ld.volatile` /
+//! `st.volatile` stays one whatever memory it reaches. Pointers typed with their address space
+//! (shared memory, statics in global memory) keep it and need no detour.
 
 use dialect_mir::ops::{
     CopyNonOverlappingOp, CopyOp, VolatileLoadOp, VolatileStoreOp, WriteBytesOp,
 };
-use pliron::{context::Context, r#type::Typed, value::Value};
+use dialect_mir::types::PtrType;
+use dialect_nvvm::Memory;
+use pliron::{
+    context::Context,
+    operation::Operation,
+    r#type::Typed,
+    value::{DefiningEntity, Value},
+};
 use pliron_llvm::{ops::MulOp, types::PointerType, types::VoidType};
 
 use super::{Rewrite, aggregate::pointee, memory};
@@ -86,7 +100,8 @@ pub fn volatile_load(
     rw: &mut Rewrite,
 ) -> Result<(), OpError> {
     let ty = rw.result_mir_type(ctx, 0);
-    let value = memory::emit_load(ctx, rw, op.ptr(ctx), ty, op.align(ctx), true)?;
+    let ptr = untraceable_if_generic(ctx, rw, op.ptr(ctx));
+    let value = memory::emit_load(ctx, rw, ptr, ty, op.align(ctx), true)?;
     rw.replace(ctx, vec![value]);
     Ok(())
 }
@@ -97,7 +112,63 @@ pub fn volatile_store(
     ctx: &mut Context,
     rw: &mut Rewrite,
 ) -> Result<(), OpError> {
-    memory::emit_store(ctx, rw, op.value(ctx), op.ptr(ctx), op.align(ctx), true)?;
+    let ptr = untraceable_if_generic(ctx, rw, op.ptr(ctx));
+    memory::emit_store(ctx, rw, op.value(ctx), ptr, op.align(ctx), true)?;
     rw.erase(ctx);
     Ok(())
+}
+
+/// `ptr` itself when it is typed with its address space or is the address of (a part of) a
+/// static or shared variable, else the same generic address through an inline `mov` that LLVM
+/// cannot see through (see the module docs).
+fn untraceable_if_generic(ctx: &mut Context, rw: &mut Rewrite, ptr: Value) -> Value {
+    let generic = rw
+        .mir_type(ctx, ptr)
+        .deref(ctx)
+        .downcast_ref::<PtrType>()
+        .is_some_and(|p| p.address_space() == 0);
+    if !generic || addresses_a_global(ctx, ptr) {
+        return ptr;
+    }
+    let ptr_ty = PointerType::get(ctx, 0).into();
+    super::intrinsics::inline_ptx(
+        ctx,
+        rw,
+        ptr_ty,
+        vec![ptr],
+        "mov.b64 $0, $1;",
+        "=l,l",
+        Memory::None,
+        false,
+    )
+}
+
+/// Whether `ptr` is computed from the address of a global (a static, or shared memory) by
+/// offsets and casts, in `mir` ops or in the LLVM ops they have become.
+fn addresses_a_global(ctx: &Context, mut ptr: Value) -> bool {
+    const THROUGH: &[&str] = &[
+        "mir.ptr_cast",
+        "mir.field_addr",
+        "mir.index_addr",
+        "mir.array_elem_addr",
+        "mir.ptr_offset",
+        "mir.variant_field_addr",
+        "llvm.getelementptr",
+        "llvm.addrspacecast",
+        "llvm.bitcast",
+    ];
+    const GLOBAL: &[&str] = &["mir.global_addr", "llvm.addressof"];
+    loop {
+        let DefiningEntity::Op(op) = ptr.defining_entity() else {
+            return false;
+        };
+        let name = Operation::get_opid(op, ctx).to_string();
+        if GLOBAL.contains(&name.as_str()) {
+            return true;
+        }
+        if !THROUGH.contains(&name.as_str()) || op.deref(ctx).get_num_operands() == 0 {
+            return false;
+        }
+        ptr = op.deref(ctx).get_operand(0);
+    }
 }
