@@ -349,17 +349,37 @@ impl Workspace {
         let mut cubin = None;
         if let Some(ptxas) = &self.ptxas {
             let cubin_path = ptx.with_extension("cubin");
-            let out = Command::new(ptxas)
-                .args(["-arch=sm_90", "-o"])
-                .arg(&cubin_path)
-                .arg(&ptx)
-                .output()
-                .map_err(|source| OxideError::Spawn {
-                    command: ptxas.display().to_string(),
-                    source,
-                })?;
+            // As the backend assembles the cubin it embeds: `-g` for PTX with full debug
+            // information, and a crash (death by a signal) tried once more.
+            let debug = std::fs::read_to_string(&ptx).is_ok_and(|text| {
+                text.lines()
+                    .find(|l| l.trim_start().starts_with(".target"))
+                    .is_some_and(|l| l.split(',').skip(1).any(|p| p.trim() == "debug"))
+            });
+            let assemble = || {
+                Command::new(ptxas)
+                    .args(["-arch=sm_90", if debug { "-g" } else { "-O3" }, "-o"])
+                    .arg(&cubin_path)
+                    .arg(&ptx)
+                    .output()
+                    .map_err(|source| OxideError::Spawn {
+                        command: ptxas.display().to_string(),
+                        source,
+                    })
+            };
+            let mut out = assemble()?;
+            if crashed(&out.status) {
+                self.note(&format!(
+                    "== ptxas {name}: crashed ({}), retried",
+                    out.status
+                ));
+                out = assemble()?;
+            }
             if !out.status.success() {
-                let text = String::from_utf8_lossy(&out.stderr).into_owned();
+                let mut text = String::from_utf8_lossy(&out.stderr).into_owned();
+                if crashed(&out.status) {
+                    text = format!("ptxas crashed twice ({}) {text}", out.status);
+                }
                 self.note(&format!("== ptxas {name}: failed\n{text}"));
                 return Ok(Err(Failure {
                     class: Class::Ptxas,
@@ -475,6 +495,19 @@ fn classify_build(stderr: &str, programs: &[Unit]) -> Failure {
         class,
         message,
         named,
+    }
+}
+
+/// Whether a tool was killed by a signal.
+fn crashed(status: &std::process::ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        std::os::unix::process::ExitStatusExt::signal(status).is_some()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        false
     }
 }
 

@@ -103,6 +103,13 @@ pub enum PtxError {
         status: String,
         stderr: String,
     },
+    /// A tool that was killed by a signal (a crash, not a verdict on its input).
+    #[error("{} crashed ({status}):\n{stderr}", .tool.display())]
+    ToolCrashed {
+        tool: PathBuf,
+        status: String,
+        stderr: String,
+    },
     /// The module calls libdevice and none was found.
     #[error(
         "the kernels use math functions that come from NVIDIA's libdevice, and libdevice.10.bc \

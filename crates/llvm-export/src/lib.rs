@@ -57,7 +57,7 @@ pub use kernel::{
 pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llc::{
     LlvmTools, LlvmVersion, PtxOptions, assemble_cubin, assemble_with_ptxas, compile_to_ptx,
-    find_llvm_tools, find_ptxas, probe_llc,
+    find_llvm_tools, find_ptxas, probe_llc, ptxas_options,
 };
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,

@@ -404,25 +404,35 @@ pub fn assemble_cubin(ptxas: &Path, ptx: &str, target: &str) -> Result<Vec<u8>, 
         context: format!("writing {}", input.display()),
         source,
     })?;
-    let arch = format!("-arch={target}");
     let cubin = dir.path.join("module.cubin");
-    run(
-        ptxas,
-        &[
-            arch.as_ref(),
-            if is_debug_ptx(ptx) { "-g" } else { "-O3" }.as_ref(),
-            input.as_os_str(),
-            "-o".as_ref(),
-            cubin.as_os_str(),
-        ],
-    )?;
+    let mut args: Vec<std::ffi::OsString> = ptxas_options(ptx, target)
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    args.extend([
+        input.into_os_string(),
+        "-o".into(),
+        cubin.clone().into_os_string(),
+    ]);
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    run(ptxas, &args)?;
     fs::read(&cubin).map_err(|source| PtxError::Io {
         context: format!("reading {}", cubin.display()),
         source,
     })
 }
 
-/// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr.
+/// The options [assemble_cubin] gives ptxas for `ptx` (before the input and `-o`): the
+/// architecture, and `-g` for PTX with full debug information, `-O3` otherwise.
+pub fn ptxas_options(ptx: &str, target: &str) -> Vec<String> {
+    vec![
+        format!("-arch={target}"),
+        if is_debug_ptx(ptx) { "-g" } else { "-O3" }.to_owned(),
+    ]
+}
+
+/// Run `tool` with `args`; a non-zero exit is a [`PtxError::ToolFailed`] carrying its stderr,
+/// death by a signal a [`PtxError::ToolCrashed`].
 pub(crate) fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError> {
     let output = Command::new(tool)
         .args(args)
@@ -433,6 +443,14 @@ pub(crate) fn run(tool: &Path, args: &[&std::ffi::OsStr]) -> Result<(), PtxError
         })?;
     if output.status.success() {
         return Ok(());
+    }
+    #[cfg(unix)]
+    if std::os::unix::process::ExitStatusExt::signal(&output.status).is_some() {
+        return Err(PtxError::ToolCrashed {
+            tool: tool.to_path_buf(),
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
     }
     Err(PtxError::ToolFailed {
         tool: tool.to_path_buf(),

@@ -274,16 +274,16 @@ pub fn run_pipeline(
     let ptx = llvm_export::fold_declared_block_dims(&ptx).0;
     timings.push(("llc", started.elapsed()));
 
+    let ptx_path = write_ptx(config, &ptx)?;
     let cubin = if config.cubin {
         let started = Instant::now();
-        let cubin = build_cubin(&ptx, &config.target);
+        let cubin = build_cubin(&ptx, &config.target, ptx_path.as_deref());
         timings.push(("ptxas", started.elapsed()));
         cubin
     } else {
         Cubin::NotAsked
     };
 
-    let ptx_path = write_ptx(config, &ptx)?;
     Ok(PipelineOutput {
         ptx,
         ptx_path,
@@ -292,8 +292,10 @@ pub fn run_pipeline(
     })
 }
 
-/// Assembles `ptx` for `target` with the `ptxas` [llvm_export::find_ptxas] finds.
-fn build_cubin(ptx: &str, target: &str) -> Cubin {
+/// Assembles `ptx` for `target` with the `ptxas` [llvm_export::find_ptxas] finds. A crash of
+/// ptxas (death by a signal, which says nothing about the PTX) is retried once; what fails
+/// for good is reported with the command that reproduces it on the PTX at `ptx_path`.
+fn build_cubin(ptx: &str, target: &str, ptx_path: Option<&std::path::Path>) -> Cubin {
     let Some(ptxas) = llvm_export::find_ptxas() else {
         return Cubin::Unavailable(
             "no `ptxas` found ($PTXAS, PATH, /usr/local/cuda/bin, or PyPI's nvidia-cuda-nvcc: \
@@ -301,10 +303,35 @@ fn build_cubin(ptx: &str, target: &str) -> Cubin {
                 .into(),
         );
     };
-    match llvm_export::assemble_cubin(&ptxas, ptx, target) {
-        Ok(image) => Cubin::Built(image),
-        Err(e) => Cubin::Unavailable(format!("{} failed: {e}", ptxas.display())),
+    let mut result = llvm_export::assemble_cubin(&ptxas, ptx, target);
+    if matches!(result, Err(llvm_export::PtxError::ToolCrashed { .. })) {
+        result = llvm_export::assemble_cubin(&ptxas, ptx, target);
     }
+    let error = match result {
+        Ok(image) => return Cubin::Built(image),
+        Err(error) => error,
+    };
+    let what = match &error {
+        llvm_export::PtxError::ToolCrashed { status, stderr, .. } => {
+            let stderr = stderr.trim();
+            format!(
+                "{} crashed twice ({status}){}{stderr}",
+                ptxas.display(),
+                if stderr.is_empty() { "" } else { ":\n" }
+            )
+        }
+        _ => error.to_string(),
+    };
+    let reproduce = match ptx_path {
+        Some(path) => format!(
+            "; to reproduce: {} {} {} -o module.cubin",
+            ptxas.display(),
+            llvm_export::ptxas_options(ptx, target).join(" "),
+            path.display()
+        ),
+        None => String::new(),
+    };
+    Cubin::Unavailable(format!("{what}{reproduce}"))
 }
 
 /// Writes the PTX next to the host artifacts, and a copy into `CUDA_OXIDE_PTX_DIR`.
