@@ -170,6 +170,12 @@ pub struct FuzzOptions {
     #[arg(long, value_name = "GENERATE")]
     pub rustlantis: Option<PathBuf>,
 
+    /// Put each batch's PTX into the bundle compressed (`xz`) and no cubin: `run.sh` unpacks
+    /// the PTX and assembles the cubins with the GPU machine's ptxas. For campaigns of
+    /// thousands of programs, whose PTX and cubins would not travel otherwise.
+    #[arg(long)]
+    pub compact: bool,
+
     /// How much of the Rust source the PTX carries; `full` also turns optimisation off (opt
     /// and llc at -O0), so the GPU executes every operation of the programs.
     #[arg(long, value_name = "LEVEL", value_enum)]

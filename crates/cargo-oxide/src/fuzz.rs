@@ -523,6 +523,13 @@ fn first_lines(text: &str, n: usize) -> String {
         .join(" | ")
 }
 
+fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), OxideError> {
+    std::fs::write(path, bytes).map_err(|source| OxideError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 fn write(path: &Path, text: &str) -> Result<(), OxideError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|source| OxideError::Io {
@@ -694,7 +701,8 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
                             results.lock().unwrap().extend(local);
                             continue;
                         }
-                        let binary = run_batch(&ws, name, units, bundle_dir, &mut local)?;
+                        let binary =
+                            run_batch(&ws, name, units, bundle_dir, options.compact, &mut local)?;
                         results.lock().unwrap().extend(local);
                         let mut runner = runner.lock().unwrap();
                         if runner.is_none()
@@ -745,6 +753,23 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 # cubins that this machine's ptxas makes at -O0 and at -O3, to tell a ptxas miscompile from ours.
 cd "$(dirname "${BASH_SOURCE[0]}")"
 shopt -s nullglob
+ptxas="${PTXAS:-ptxas}"
+# A compact bundle (`--compact`) carries each batch's PTX compressed and no cubin: unpack the
+# PTX, and assemble the cubins here, as the build would have (`-g` for PTX with full debug
+# information, `-O3` otherwise).
+for z in *.ptx.xz; do
+    [ -e "${z%.xz}" ] || xz -dkc "$z" > "${z%.xz}" 2>/dev/null \
+        || python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$z" > "${z%.xz}"
+done
+if command -v "$ptxas" >/dev/null; then
+    for p in *.ptx; do
+        case "$p" in *.O0.ptx|*.O3.ptx) continue ;; esac
+        [ -e "${p%.ptx}.cubin" ] || echo "$p"
+    done | xargs -r -P "$(nproc)" -I{} sh -c '
+        p={}; if grep -q "^\.target .*debug" "$p"; then o=-g; else o=-O3; fi
+        "$0" -arch=sm_90 $o "$p" -o "${p%.ptx}.cubin" || { sleep 1; "$0" -arch=sm_90 $o "$p" -o "${p%.ptx}.cubin"; } \
+            || echo "PTXAS-FAILED $p"' "$ptxas"
+fi
 status=0
 failing=()
 run_image() {
@@ -769,7 +794,6 @@ run_image() {
 }
 run_image .cubin
 run_image .ptx
-ptxas="${PTXAS:-ptxas}"
 if [ ${#failing[@]} -gt 0 ] && command -v "$ptxas" >/dev/null; then
     for f in $(printf '%s\n' "${failing[@]}" | sort -u); do
         stem="${f%.expect}"
@@ -784,13 +808,14 @@ fi
 exit $status
 "#;
 
-/// Builds and classifies one batch; puts its PTX and CPU outputs into the bundle. Returns the
-/// batch's binary when it built.
+/// Builds and classifies one batch; puts its PTX (compressed and without a cubin when
+/// `compact`) and CPU outputs into the bundle. Returns the batch's binary when it built.
 fn run_batch(
     ws: &Workspace,
     name: &str,
     programs: Vec<Unit>,
     bundle_dir: &Path,
+    compact: bool,
     results: &mut BTreeMap<u64, (Class, String)>,
 ) -> Result<Option<PathBuf>, OxideError> {
     eprintln!(
@@ -824,6 +849,25 @@ fn run_batch(
             binary: built.binary,
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
+    }
+    if compact {
+        let xz_to = bundle_dir.join(format!("{name}.ptx.xz"));
+        let out = Command::new("xz")
+            .args(["-9", "-T1", "-c"])
+            .arg(&built.ptx)
+            .output()
+            .map_err(|source| OxideError::Spawn {
+                command: "xz".into(),
+                source,
+            })?;
+        if !out.status.success() {
+            return Err(OxideError::Spawn {
+                command: format!("xz -9 {}", built.ptx.display()),
+                source: std::io::Error::other(String::from_utf8_lossy(&out.stderr).into_owned()),
+            });
+        }
+        write_bytes(&xz_to, &out.stdout)?;
+        return Ok(Some(built.binary));
     }
     let ptx_to = bundle_dir.join(format!("{name}.ptx"));
     std::fs::copy(&built.ptx, &ptx_to).map_err(|source| OxideError::CopyPtx {

@@ -401,13 +401,34 @@ impl FnTranslator<'_> {
                 .emit(|ctx| BitcastOp::new(ctx, value, to))
                 .result(self.ctx));
         }
-        let slot = self.emit(|ctx| AllocaOp::new(ctx, from)).result(self.ctx);
-        self.emit(|ctx| StoreOp::new(ctx, value, slot));
-        let to_ptr = dialect_mir::types::PtrType::get_generic(self.ctx, to).into();
-        let cast = self
-            .emit(|ctx| PtrCastOp::new(ctx, slot, to_ptr))
+        // Through memory: a slot of whichever type needs the larger alignment, so that both
+        // the store of `from` and the load of `to` are aligned (`[u8; 16]` to `u128` must not
+        // load 16 bytes from a slot aligned to 1: unoptimised PTX faults on it).
+        let align = |ctx: &pliron::context::Context, ty| {
+            dialect_mir::types::layout_of(ctx, ty).map_or(1, |layout| layout.align)
+        };
+        let slot_ty = if align(self.ctx, to) > align(self.ctx, from) {
+            to
+        } else {
+            from
+        };
+        let slot = self
+            .emit(|ctx| AllocaOp::new(ctx, slot_ty))
             .result(self.ctx);
-        Ok(self.emit(|ctx| LoadOp::new(ctx, cast)).result(self.ctx))
+        let pointer_to = |this: &mut Self, ty| {
+            if ty == slot_ty {
+                return slot;
+            }
+            let ptr = dialect_mir::types::PtrType::get_generic(this.ctx, ty).into();
+            this.emit(|ctx| PtrCastOp::new(ctx, slot, ptr))
+                .result(this.ctx)
+        };
+        let store_to = pointer_to(self, from);
+        self.emit(|ctx| StoreOp::new(ctx, value, store_to));
+        let load_from = pointer_to(self, to);
+        Ok(self
+            .emit(|ctx| LoadOp::new(ctx, load_from))
+            .result(self.ctx))
     }
 
     /// A pointer-to-pointer cast; between slices, trait objects and thin pointers it takes or
