@@ -147,10 +147,11 @@ pub struct FuzzOptions {
     #[arg(long, value_name = "A..B", value_parser = crate::fuzz::parse_seeds)]
     pub seeds: Option<std::ops::Range<u64>>,
 
-    /// Also build the programs of this folder (each `<seed>.rs` a module with
-    /// `pub fn run(x: u64) -> u64`, e.g. reduced reproducers) as one more batch.
+    /// Also build the programs of this folder as one more batch (repeatable): each `<seed>.rs`
+    /// a module with `pub fn run(x: u64) -> u64` (e.g. reduced reproducers), or a program as
+    /// Rustlantis wrote it, which is adapted as `--rustlantis` adapts the generated ones.
     #[arg(long, value_name = "DIR")]
-    pub programs: Option<PathBuf>,
+    pub programs: Vec<PathBuf>,
 
     /// How many programs share one crate (one build).
     #[arg(long, value_name = "N", default_value_t = 50)]
@@ -169,6 +170,18 @@ pub struct FuzzOptions {
     /// the path of its `generate` binary (`scripts/rustlantis.sh` builds it and passes it).
     #[arg(long, value_name = "GENERATE")]
     pub rustlantis: Option<PathBuf>,
+
+    /// Rustlantis's generation parameters (its `config.toml`) instead of the harness's own
+    /// (`oxide_fuzz::rustlantis::CONFIG`, the values of Rustlantis's example), e.g. larger
+    /// functions for measuring compile time.
+    #[arg(long, value_name = "FILE", requires = "rustlantis")]
+    pub rustlantis_config: Option<PathBuf>,
+
+    /// Record how long each batch's build took, stage by stage (the backend's
+    /// `CUDA_OXIDE_VERBOSE` timings), and the size of its programs, in `timings.tsv` in the
+    /// work folder.
+    #[arg(long)]
+    pub timings: bool,
 
     /// Put each batch's PTX into the bundle compressed (`xz`) and no cubin: `run.sh` unpacks
     /// the PTX and assembles the cubins with the GPU machine's ptxas. For campaigns of

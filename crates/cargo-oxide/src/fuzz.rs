@@ -29,7 +29,8 @@ impl Unit {
         }
     }
 
-    /// The reproducers of a folder: every `<seed>.rs`, in seed order.
+    /// The programs of a folder: every `<seed>.rs`, in seed order (Rustlantis's output
+    /// adapted).
     fn from_dir(dir: &Path) -> Result<Vec<Unit>, OxideError> {
         let entries = std::fs::read_dir(dir).map_err(|source| OxideError::Io {
             path: dir.to_owned(),
@@ -46,10 +47,16 @@ impl Unit {
             else {
                 continue;
             };
-            let text = std::fs::read_to_string(&path).map_err(|source| OxideError::Io {
+            let mut text = std::fs::read_to_string(&path).map_err(|source| OxideError::Io {
                 path: path.clone(),
                 source,
             })?;
+            if oxide_fuzz::rustlantis::is_generated(&text) {
+                text = oxide_fuzz::rustlantis::adapt(seed, &text).map_err(|e| OxideError::Io {
+                    path: path.clone(),
+                    source: std::io::Error::other(e),
+                })?;
+            }
             units.push(Unit { seed, text });
         }
         units.sort_by_key(|u| u.seed);
@@ -150,9 +157,16 @@ struct Rustlantis {
 }
 
 impl Rustlantis {
-    fn new(generate: &Path, work: &Path) -> Result<Self, OxideError> {
+    fn new(generate: &Path, config: Option<&Path>, work: &Path) -> Result<Self, OxideError> {
         let dir = work.join("rustlantis");
-        write(&dir.join("config.toml"), oxide_fuzz::rustlantis::CONFIG)?;
+        let config = match config {
+            Some(path) => std::fs::read_to_string(path).map_err(|source| OxideError::Io {
+                path: path.to_owned(),
+                source,
+            })?,
+            None => oxide_fuzz::rustlantis::CONFIG.to_owned(),
+        };
+        write(&dir.join("config.toml"), &config)?;
         let generate = std::path::absolute(generate).map_err(|source| OxideError::Io {
             path: generate.to_owned(),
             source,
@@ -195,6 +209,8 @@ struct Workspace {
     release: bool,
     /// `--device-debug`: `full` compiles the device code unoptimised.
     device_debug: Option<DeviceDebug>,
+    /// `--timings`: where each build's stage times go.
+    timings: Option<PathBuf>,
 }
 
 /// A batch that built: its artifacts, and the programs in it.
@@ -220,6 +236,7 @@ impl Workspace {
         target_dir: PathBuf,
         release: bool,
         device_debug: Option<DeviceDebug>,
+        timings: bool,
     ) -> Result<Self, OxideError> {
         std::fs::create_dir_all(dir).map_err(|source| OxideError::Io {
             path: dir.to_owned(),
@@ -233,6 +250,7 @@ impl Workspace {
             log: dir.join("builds.log"),
             release,
             device_debug,
+            timings: timings.then(|| dir.join("timings.tsv")),
         })
     }
 
@@ -312,6 +330,9 @@ impl Workspace {
         };
         let started = std::time::Instant::now();
         let mut cargo = user_build::cargo_with_backend(&target, &self.backend, &self.target_dir);
+        if self.timings.is_some() {
+            cargo.env("CUDA_OXIDE_VERBOSE", "1");
+        }
         cargo
             .env("CARGO_NET_OFFLINE", "true")
             .env("CARGO_INCREMENTAL", "0")
@@ -338,6 +359,9 @@ impl Workspace {
         ));
         if !output.status.success() {
             return Ok(Err(classify_build(&stderr, programs)));
+        }
+        if let Some(path) = &self.timings {
+            record_timings(path, name, programs, started.elapsed(), &stderr)?;
         }
         let artifacts = self
             .target_dir
@@ -375,11 +399,26 @@ impl Workspace {
                 ));
                 out = assemble()?;
             }
+            if crashed(&out.status) {
+                // A crash says nothing about the PTX (ptxas rejects invalid PTX with a
+                // message): the batch goes on without this cubin, and the bundle's run.sh
+                // assembles one with the GPU machine's ptxas (or the driver compiles the PTX).
+                let text = format!(
+                    "ptxas crashed twice ({}) on {}: no cubin from this machine",
+                    out.status,
+                    ptx.display()
+                );
+                eprintln!("cargo oxide fuzz: batch {name}: {text}");
+                self.note(&format!("== ptxas {name}: {text}"));
+                let _ = std::fs::remove_file(&cubin_path);
+                return Ok(Ok(Built {
+                    ptx,
+                    cubin: None,
+                    binary: artifacts.join(name),
+                }));
+            }
             if !out.status.success() {
-                let mut text = String::from_utf8_lossy(&out.stderr).into_owned();
-                if crashed(&out.status) {
-                    text = format!("ptxas crashed twice ({}) {text}", out.status);
-                }
+                let text = String::from_utf8_lossy(&out.stderr).into_owned();
                 self.note(&format!("== ptxas {name}: failed\n{text}"));
                 return Ok(Err(Failure {
                     class: Class::Ptxas,
@@ -452,6 +491,77 @@ impl Workspace {
         }
         self.settle(name, survivors, results)
     }
+}
+
+/// Appends a line to the timings file `path`: the batch, its programs' seeds, MIR statements
+/// (of Rustlantis programs, else 0) and those of its largest function, the build's wall time,
+/// and the backend's stage times (milliseconds) from its verbose messages.
+fn record_timings(
+    path: &Path,
+    name: &str,
+    programs: &[Unit],
+    wall: std::time::Duration,
+    stderr: &str,
+) -> Result<(), OxideError> {
+    use std::io::Write;
+    let mut stages: Vec<(String, f64)> = Vec::new();
+    for line in stderr.lines() {
+        let Some(rest) = line.trim().strip_prefix("cuda-oxide:   stage ") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(stage), Some(value), Some(unit)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        let Ok(value) = value.parse::<f64>() else {
+            continue;
+        };
+        let ms = match unit {
+            "s" => value * 1000.0,
+            "µs" | "us" => value / 1000.0,
+            _ => value,
+        };
+        match stages.iter_mut().find(|(s, _)| s == stage) {
+            Some((_, total)) => *total += ms,
+            None => stages.push((stage.to_owned(), ms)),
+        }
+    }
+    let sizes: Vec<(usize, usize)> = programs
+        .iter()
+        .map(|p| oxide_fuzz::rustlantis::statement_counts(&p.text))
+        .collect();
+    let seeds: Vec<String> = programs.iter().map(|p| p.seed.to_string()).collect();
+    let new = !path.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|source| OxideError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    let mut line = String::new();
+    if new {
+        line.push_str("batch\tseeds\tstatements\tlargest_fn\twall_s\tstages_ms\n");
+    }
+    let stages: Vec<String> = stages
+        .iter()
+        .map(|(stage, ms)| format!("{stage}={ms:.0}"))
+        .collect();
+    line.push_str(&format!(
+        "{name}\t{}\t{}\t{}\t{:.1}\t{}\n",
+        seeds.join(","),
+        sizes.iter().map(|s| s.0).sum::<usize>(),
+        sizes.iter().map(|s| s.1).max().unwrap_or(0),
+        wall.as_secs_f64(),
+        stages.join(" ")
+    ));
+    file.write_all(line.as_bytes())
+        .map_err(|source| OxideError::Io {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The class, message and named programs of a failed build's messages.
@@ -622,7 +732,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
     let seeds: Vec<u64> = options
         .seeds
         .clone()
-        .unwrap_or(if options.programs.is_some() {
+        .unwrap_or(if !options.programs.is_empty() {
             0..0
         } else {
             0..100
@@ -632,7 +742,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         .chunks(options.batch.max(1))
         .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
         .collect();
-    if let Some(dir) = &options.programs {
+    for dir in &options.programs {
         let dir = bundle::resolve_dir(dir)?;
         let units = Unit::from_dir(&dir)?;
         if !units.is_empty() {
@@ -654,7 +764,11 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
     let runner = std::sync::Mutex::new(None::<PathBuf>);
     let release = options.release;
     let generator = match &options.rustlantis {
-        Some(generate) => Generator::Rustlantis(Rustlantis::new(generate, &work)?),
+        Some(generate) => Generator::Rustlantis(Rustlantis::new(
+            generate,
+            options.rustlantis_config.as_deref(),
+            &work,
+        )?),
         None => Generator::OxideFuzz,
     };
     let first_error = std::sync::Mutex::new(None::<OxideError>);
@@ -670,6 +784,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
                         work.join(format!("target-{job}")),
                         release,
                         options.device_debug,
+                        options.timings,
                     )?;
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -889,7 +1004,13 @@ fn run_batch(
 /// `cargo oxide fuzz reduce`: shrinks the program of a seed while its class stays the same.
 pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     let work = bundle::resolve_dir(&options.work)?;
-    let ws = Workspace::new(&work, work.join("target-reduce"), options.release, None)?;
+    let ws = Workspace::new(
+        &work,
+        work.join("target-reduce"),
+        options.release,
+        None,
+        false,
+    )?;
     let name = "reduce";
     let program = oxide_fuzz::generate(options.seed);
     let class_of = |p: &Program| -> Result<(Class, String), OxideError> {

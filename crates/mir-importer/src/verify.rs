@@ -90,12 +90,15 @@ fn collect_ops(ctx: &Context, root: Ptr<Operation>, ops: &mut Vec<Ptr<Operation>
     }
 }
 
+/// Each reachable block's depth-first entry and exit numbers in its region's dominator tree.
+type Intervals = HashMap<Ptr<BasicBlock>, (usize, usize)>;
+
 /// Dominance queries in constant time, from tables built once per region and block.
 #[derive(Default)]
 struct Dominance {
     /// Per region: each reachable block's depth-first entry and exit numbers in the region's
     /// dominator tree.
-    intervals: HashMap<Ptr<Region>, HashMap<Ptr<BasicBlock>, (usize, usize)>>,
+    intervals: HashMap<Ptr<Region>, Intervals>,
     /// Per block: each op's position.
     positions: HashMap<Ptr<BasicBlock>, HashMap<Ptr<Operation>, usize>>,
 }
@@ -161,7 +164,7 @@ impl Dominance {
         &mut self,
         ctx: &Context,
         region: Ptr<Region>,
-    ) -> &HashMap<Ptr<BasicBlock>, (usize, usize)> {
+    ) -> &Intervals {
         self.intervals.entry(region).or_insert_with(|| {
             let tree = compute_dominator_tree(ctx, &region);
             let mut intervals = HashMap::new();

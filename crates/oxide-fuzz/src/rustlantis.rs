@@ -61,6 +61,11 @@ impl std::fmt::Display for AdaptError {
 
 impl std::error::Error for AdaptError {}
 
+/// Whether `text` is a program as Rustlantis writes it (not yet adapted).
+pub fn is_generated(text: &str) -> bool {
+    text.contains("#[custom_mir(") && text.contains("pub fn main() {")
+}
+
 /// The module text of the Rustlantis program `text` (the generator's output for `seed`).
 pub fn adapt(seed: u64, text: &str) -> Result<String, AdaptError> {
     let functions = text.find("#[custom_mir(").ok_or(AdaptError::NoFunctions)?;
@@ -121,6 +126,39 @@ pub fn adapt(seed: u64, text: &str) -> Result<String, AdaptError> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// The MIR statements (and terminators) of the custom-MIR functions in `text`, all of them and
+/// those of the largest function: the lines inside each `mir! { ... }` that are neither
+/// declarations (`let`, `type RET`) nor braces or block labels. `(0, 0)` for other programs.
+pub fn statement_counts(text: &str) -> (usize, usize) {
+    let (mut total, mut largest, mut current) = (0, 0, 0);
+    // The brace depth inside the current `mir!`, 0 outside.
+    let mut depth = 0i64;
+    for line in text.lines() {
+        let line = line.trim();
+        if depth == 0 {
+            if line == "mir! {" {
+                depth = 1;
+                current = 0;
+            }
+            continue;
+        }
+        let statement = !(line.is_empty()
+            || line.starts_with("let ")
+            || line.starts_with("type RET")
+            || line == "{"
+            || line == "}"
+            || line.ends_with("= {"));
+        if statement {
+            current += 1;
+            total += 1;
+            largest = largest.max(current);
+        }
+        depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+        depth = depth.max(0);
+    }
+    (total, largest)
 }
 
 /// The index just past the `}` that closes the `{` at or after `open`.
@@ -185,6 +223,10 @@ pub struct Adt1 { fld0: u8 }
         assert!(!module.contains("LazyLock"), "{module}");
         assert!(!module.contains("pub fn main"), "{module}");
         assert!(!module.contains("#![feature"), "{module}");
+        assert!(is_generated(SAMPLE) && !is_generated(&module));
+        assert_eq!(statement_counts(SAMPLE), (2, 2));
+        assert_eq!(statement_counts(&module), (2, 2));
+        assert_eq!(statement_counts("pub fn run(x: u64) -> u64 { x }"), (0, 0));
     }
 
     #[test]
