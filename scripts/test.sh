@@ -33,10 +33,11 @@ for ptx in target/gpu-bundle/*.ptx; do
     echo "ptxas ok: $ptx"
 done
 
-echo "== differential testing: 20 generated programs and the reproducers of tests/fuzz-regressions"
-echo "   through the backend, ptxas and their CPU side"
+echo "== differential testing: 20 generated programs, the reproducers of tests/fuzz-regressions"
+echo "   and the Rustlantis programs of tests/rustlantis, through the backend, ptxas and their CPU side"
 # docs/fuzzing.md; fails on an internal error, an llc or ptxas failure, or a generator defect.
-"${cargo[@]}" oxide fuzz --seeds 0..20 --batch 20 --programs tests/fuzz-regressions
+"${cargo[@]}" oxide fuzz --seeds 0..20 --batch 20 --programs tests/fuzz-regressions \
+    --programs tests/rustlantis
 
 echo "== benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"
 # NVRTC from PyPI (`pip install nvidia-cuda-nvrtc`), when there, compiles the .cu files here too.

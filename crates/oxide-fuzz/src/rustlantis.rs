@@ -80,8 +80,8 @@ pub fn adapt(seed: u64, text: &str) -> Result<String, AdaptError> {
         .find(|l| l.starts_with("fn") && l.ends_with(");"))
         .ok_or(AdaptError::NoMain)?;
     let mut out = format!(
-        "//! Rustlantis program of seed {seed} (cbeuw/rustlantis {commit}), adapted for the GPU by \
-         oxide_fuzz::rustlantis:\n\
+        "//! A Rustlantis program (cbeuw/rustlantis {commit}) as the fuzz program of seed {seed}, \
+         adapted for the GPU by oxide_fuzz::rustlantis:\n\
          //! `dump_var` hashes with FNV-1a, and `run(0)` runs it (every other input is returned).\n\
          #![allow(unused_parens, unused_assignments, overflowing_literals, unused_imports)]\n\
          use core::intrinsics::mir::*;\n\
@@ -227,6 +227,25 @@ pub struct Adt1 { fld0: u8 }
         assert_eq!(statement_counts(SAMPLE), (2, 2));
         assert_eq!(statement_counts(&module), (2, 2));
         assert_eq!(statement_counts("pub fn run(x: u64) -> u64 { x }"), (0, 0));
+    }
+
+    /// The programs CI builds (tests/rustlantis) are Rustlantis's output that adapts.
+    #[test]
+    fn the_checked_in_programs_adapt() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/rustlantis");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(is_generated(&text), "{}", path.display());
+            let module = adapt(0, &text).unwrap();
+            assert!(statement_counts(&module).0 > 1000, "{}", path.display());
+            seen += 1;
+        }
+        assert!(seen >= 2, "no programs in {}", dir.display());
     }
 
     #[test]
