@@ -215,6 +215,12 @@ pub fn run_pipeline(
     let started = Instant::now();
     mir_lower::lower_mir_to_llvm(&mut ctx, module)
         .map_err(|e| PipelineError::Lowering(e.to_string()))?;
+    crate::verify::verify_all(&ctx, module.get_operation()).map_err(|failure| {
+        PipelineError::Lowering(format!(
+            "internal error: the lowered module does not verify: {}",
+            failure.message
+        ))
+    })?;
     timings.push(("lower", started.elapsed()));
 
     let started = Instant::now();

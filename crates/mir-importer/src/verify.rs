@@ -160,11 +160,7 @@ impl Dominance {
             .or_insert_with(|| block.iter(ctx).enumerate().map(|(i, op)| (op, i)).collect())
     }
 
-    fn intervals_of(
-        &mut self,
-        ctx: &Context,
-        region: Ptr<Region>,
-    ) -> &Intervals {
+    fn intervals_of(&mut self, ctx: &Context, region: Ptr<Region>) -> &Intervals {
         self.intervals.entry(region).or_insert_with(|| {
             let tree = compute_dominator_tree(ctx, &region);
             let mut intervals = HashMap::new();

@@ -77,9 +77,6 @@ pub enum LoweringError {
         /// The op's name.
         op: String,
     },
-    /// The lowered module does not verify: a bug of the lowering.
-    #[error("the lowered module does not verify: {0}")]
-    Verification(String),
     /// pliron reported an error of its own while converting.
     #[error("dialect conversion failed: {0}")]
     Conversion(String),

@@ -173,6 +173,7 @@ pub fn lower(ctx: &mut Context, module: ModuleOp) -> String {
             module.get_operation().deref(ctx).disp(ctx)
         );
     }
+    verify(ctx, module);
     module.get_operation().deref(ctx).disp(ctx).to_string()
 }
 
