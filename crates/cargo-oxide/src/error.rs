@@ -118,6 +118,16 @@ pub enum OxideError {
     )]
     FuzzClass(String),
 
+    #[error(
+        "seed {seed} is in batch `{first}` and in batch `{second}`: a campaign's programs need \
+         distinct seeds (choose --seeds that avoid those of the --programs folders)"
+    )]
+    FuzzSeedTwice {
+        seed: u64,
+        first: String,
+        second: String,
+    },
+
     #[error("the program of seed {seed} is {class} here: nothing to reduce")]
     FuzzNothingToReduce { seed: u64, class: String },
 

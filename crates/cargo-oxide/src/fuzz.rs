@@ -761,6 +761,19 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
             batches.push((format!("reg_{folder}"), seeds, Some(units)));
         }
     }
+    // Results, kernels and expect records go by seed: each must be one program's.
+    let mut owner: BTreeMap<u64, &str> = BTreeMap::new();
+    for (name, seeds, _) in &batches {
+        for &seed in seeds {
+            if let Some(first) = owner.insert(seed, name) {
+                return Err(OxideError::FuzzSeedTwice {
+                    seed,
+                    first: first.to_owned(),
+                    second: name.clone(),
+                });
+            }
+        }
+    }
     let jobs = options.jobs.clamp(1, batches.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(BTreeMap::new());
