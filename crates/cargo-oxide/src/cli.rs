@@ -177,6 +177,12 @@ pub struct FuzzOptions {
     #[arg(long, value_name = "FILE", requires = "rustlantis")]
     pub rustlantis_config: Option<PathBuf>,
 
+    /// Adapt the Rustlantis programs for locating a difference: thread i returns the hash
+    /// after the program's i-th dump (`oxide_fuzz::rustlantis::adapt_traced`), so the first
+    /// thread that differs names the first dump that differs.
+    #[arg(long, requires = "rustlantis")]
+    pub rustlantis_trace: bool,
+
     /// Record how long each batch's build took, stage by stage (the backend's
     /// `CUDA_OXIDE_VERBOSE` timings), and the size of its programs, in `timings.tsv` in the
     /// work folder.

@@ -154,10 +154,17 @@ enum Generator {
 struct Rustlantis {
     generate: PathBuf,
     dir: PathBuf,
+    /// Adapt for locating differences (`oxide_fuzz::rustlantis::adapt_traced`).
+    traced: bool,
 }
 
 impl Rustlantis {
-    fn new(generate: &Path, config: Option<&Path>, work: &Path) -> Result<Self, OxideError> {
+    fn new(
+        generate: &Path,
+        config: Option<&Path>,
+        traced: bool,
+        work: &Path,
+    ) -> Result<Self, OxideError> {
         let dir = work.join("rustlantis");
         let config = match config {
             Some(path) => std::fs::read_to_string(path).map_err(|source| OxideError::Io {
@@ -171,7 +178,11 @@ impl Rustlantis {
             path: generate.to_owned(),
             source,
         })?;
-        Ok(Rustlantis { generate, dir })
+        Ok(Rustlantis {
+            generate,
+            dir,
+            traced,
+        })
     }
 
     /// The adapted program of `seed`, or why there is none.
@@ -190,7 +201,12 @@ impl Rustlantis {
             ));
         }
         let text = String::from_utf8_lossy(&out.stdout);
-        let text = oxide_fuzz::rustlantis::adapt(seed, &text).map_err(|e| e.to_string())?;
+        let text = if self.traced {
+            oxide_fuzz::rustlantis::adapt_traced(seed, &text)
+        } else {
+            oxide_fuzz::rustlantis::adapt(seed, &text)
+        }
+        .map_err(|e| e.to_string())?;
         Ok(Unit { seed, text })
     }
 }
@@ -783,6 +799,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         Some(generate) => Generator::Rustlantis(Rustlantis::new(
             generate,
             options.rustlantis_config.as_deref(),
+            options.rustlantis_trace,
             &work,
         )?),
         None => Generator::OxideFuzz,

@@ -68,6 +68,51 @@ pub fn is_generated(text: &str) -> bool {
 
 /// The module text of the Rustlantis program `text` (the generator's output for `seed`).
 pub fn adapt(seed: u64, text: &str) -> Result<String, AdaptError> {
+    adapt_as(seed, text, Mode::Hash)
+}
+
+/// The module text of the Rustlantis program `text` for locating a difference: thread `i`
+/// (of the fuzz harness's threads, whose inputs [crate::input] gives) runs the program and
+/// returns the hash as it was after the program's `i`-th call of `dump_var` (or at its end,
+/// if it dumps fewer values). The threads take turns (a thread waits for the one before it),
+/// because the hash is one `static`. The first thread whose output differs between the GPU
+/// and the CPU names the first dump that differs; Rustlantis's `--debug` output of the same
+/// seed lists the dumps in order, with the function and the variables of each.
+pub fn adapt_traced(seed: u64, text: &str) -> Result<String, AdaptError> {
+    adapt_as(seed, text, Mode::Trace)
+}
+
+/// How the adapted program reports.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `run(0)` returns the hash of every dump; other inputs are returned as they are.
+    Hash,
+    /// See [adapt_traced].
+    Trace,
+}
+
+/// The hasher both modes share.
+const FNV: &str = "\
+/// FNV-1a over the bytes that `Hash` writes.
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The hash of every value dumped so far.
+static mut H: u64 = 0;
+";
+
+fn adapt_as(seed: u64, text: &str, mode: Mode) -> Result<String, AdaptError> {
     let functions = text.find("#[custom_mir(").ok_or(AdaptError::NoFunctions)?;
     let main = text.find("pub fn main() {").ok_or(AdaptError::NoMain)?;
     if main < functions {
@@ -79,47 +124,93 @@ pub fn adapt(seed: u64, text: &str) -> Result<String, AdaptError> {
         .map(str::trim)
         .find(|l| l.starts_with("fn") && l.ends_with(");"))
         .ok_or(AdaptError::NoMain)?;
+    let commit = &COMMIT[..7];
     let mut out = format!(
         "//! A Rustlantis program (cbeuw/rustlantis {commit}) as the fuzz program of seed {seed}, \
-         adapted for the GPU by oxide_fuzz::rustlantis:\n\
-         //! `dump_var` hashes with FNV-1a, and `run(0)` runs it (every other input is returned).\n\
-         #![allow(unused_parens, unused_assignments, overflowing_literals, unused_imports)]\n\
-         use core::intrinsics::mir::*;\n\
-         use core::hash::{{Hash, Hasher}};\n\
-         \n\
-         /// The hash of every value dumped so far.\n\
-         static mut H: u64 = 0;\n\
-         \n\
-         /// FNV-1a over the bytes that `Hash` writes.\n\
-         struct Fnv(u64);\n\
-         \n\
-         impl Hasher for Fnv {{\n    \
-             fn finish(&self) -> u64 {{\n        self.0\n    }}\n\n    \
-             fn write(&mut self, bytes: &[u8]) {{\n        \
-                 for &b in bytes {{\n            \
-                     self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);\n        \
-                 }}\n    \
-             }}\n\
-         }}\n\
-         \n\
-         #[inline(never)]\n\
-         fn dump_var(val0: impl Hash, val1: impl Hash, val2: impl Hash, val3: impl Hash) {{\n    \
-             let mut h = Fnv(unsafe {{ H }});\n    \
-             val0.hash(&mut h);\n    \
-             val1.hash(&mut h);\n    \
-             val2.hash(&mut h);\n    \
-             val3.hash(&mut h);\n    \
-             unsafe {{ H = h.finish() }};\n\
-         }}\n\
-         \n\
-         pub fn run(x: u64) -> u64 {{\n    \
-             if x != 0 {{\n        return x;\n    }}\n    \
-             unsafe {{ H = 0xcbf2_9ce4_8422_2325 }};\n    \
-             {call}\n    \
-             unsafe {{ H }}\n\
-         }}\n\n",
-        commit = &COMMIT[..7],
+         adapted for the GPU by oxide_fuzz::rustlantis:\n"
     );
+    match mode {
+        Mode::Hash => out.push_str(&format!(
+            "//! `dump_var` hashes with FNV-1a, and `run(0)` runs it (every other input is returned).
+#![allow(unused_parens, unused_assignments, overflowing_literals, unused_imports)]
+use core::intrinsics::mir::*;
+use core::hash::{{Hash, Hasher}};
+
+{FNV}
+#[inline(never)]
+fn dump_var(val0: impl Hash, val1: impl Hash, val2: impl Hash, val3: impl Hash) {{
+    let mut h = Fnv(unsafe {{ H }});
+    val0.hash(&mut h);
+    val1.hash(&mut h);
+    val2.hash(&mut h);
+    val3.hash(&mut h);
+    unsafe {{ H = h.finish() }};
+}}
+
+pub fn run(x: u64) -> u64 {{
+    if x != 0 {{
+        return x;
+    }}
+    unsafe {{ H = 0xcbf2_9ce4_8422_2325 }};
+    {call}
+    unsafe {{ H }}
+}}
+
+"
+        )),
+        Mode::Trace => out.push_str(&format!(
+            "//! Traced (oxide_fuzz::rustlantis::adapt_traced): thread i returns the hash after the
+//! program's i-th dump.
+#![allow(unused_parens, unused_assignments, overflowing_literals, unused_imports)]
+use core::intrinsics::mir::*;
+use core::hash::{{Hash, Hasher}};
+use core::sync::atomic::{{AtomicU32, Ordering}};
+
+{FNV}
+/// Dumps so far, and the dump after which the hash is kept.
+static mut DUMPS: u32 = 0;
+static mut STOP: u32 = 0;
+static mut KEPT: u64 = 0;
+/// The thread whose turn it is.
+static TURN: AtomicU32 = AtomicU32::new(0);
+
+#[inline(never)]
+fn dump_var(val0: impl Hash, val1: impl Hash, val2: impl Hash, val3: impl Hash) {{
+    let mut h = Fnv(unsafe {{ H }});
+    val0.hash(&mut h);
+    val1.hash(&mut h);
+    val2.hash(&mut h);
+    val3.hash(&mut h);
+    unsafe {{
+        H = h.finish();
+        DUMPS += 1;
+        if DUMPS == STOP {{
+            KEPT = H;
+        }}
+    }}
+}}
+
+pub fn run(x: u64) -> u64 {{
+    let mut thread = 0;
+    while thread < oxide_fuzz::THREADS && oxide_fuzz::input({seed}, thread) != x {{
+        thread += 1;
+    }}
+    while TURN.load(Ordering::Acquire) != thread as u32 {{}}
+    unsafe {{
+        H = 0xcbf2_9ce4_8422_2325;
+        DUMPS = 0;
+        STOP = thread as u32;
+        KEPT = H;
+    }}
+    {call}
+    let kept = unsafe {{ if DUMPS < STOP {{ H }} else {{ KEPT }} }};
+    TURN.store(thread as u32 + 1, Ordering::Release);
+    kept
+}}
+
+"
+        )),
+    }
     out.push_str(&text[functions..main]);
     out.push_str(&text[main_end..]);
     if !out.ends_with('\n') {
@@ -217,6 +308,9 @@ pub struct Adt1 { fld0: u8 }
     #[test]
     fn adapts_the_generators_output() {
         let module = adapt(7, SAMPLE).unwrap();
+        let traced = adapt_traced(7, SAMPLE).unwrap();
+        assert!(traced.contains("oxide_fuzz::input(7, thread)"), "{traced}");
+        assert!(traced.contains("pub fn fn0(mut _1: char) -> u8 {"));
         assert!(module.contains("pub fn fn0(mut _1: char) -> u8 {"));
         assert!(module.contains("pub struct Adt1 { fld0: u8 }"));
         assert!(module.contains("    fn0(std::hint::black_box('\\u{c5ea3}'));\n    unsafe { H }"));
