@@ -150,7 +150,19 @@ fn int_binary(
         let op = O::new(ctx, lhs, rhs);
         rw.value(ctx, op)
     }
+    let wide = lhs.get_type(ctx) == int_type(ctx, 128);
     match (kind, signed) {
+        (Binary::Shl, _) if wide => {
+            super::wide_shift::shift_i128(ctx, rw, super::wide_shift::Shift::Left, lhs, rhs)
+        }
+        (Binary::Shr, signed) if wide => {
+            let shift = if signed {
+                super::wide_shift::Shift::RightArithmetic
+            } else {
+                super::wide_shift::Shift::RightLogical
+            };
+            super::wide_shift::shift_i128(ctx, rw, shift, lhs, rhs)
+        }
         (Binary::Add, _) => rw.int_binary::<AddOp>(ctx, lhs, rhs),
         (Binary::Sub, _) => rw.int_binary::<SubOp>(ctx, lhs, rhs),
         (Binary::Mul, _) => rw.int_binary::<MulOp>(ctx, lhs, rhs),

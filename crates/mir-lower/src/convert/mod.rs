@@ -23,6 +23,7 @@ pub mod intrinsics;
 pub mod math;
 pub mod memory;
 pub mod raw_memory;
+pub mod wide_shift;
 
 use std::num::NonZero;
 
