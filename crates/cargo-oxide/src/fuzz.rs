@@ -299,11 +299,18 @@ impl Workspace {
         if !dir.join("Cargo.lock").exists() && lock.is_file() {
             let _ = std::fs::copy(&lock, dir.join("Cargo.lock"));
         }
-        // Rustlantis programs are custom MIR (`core::intrinsics::mir`), with deep macros.
-        let mut main = String::from(
+        // Rustlantis programs are custom MIR (`core::intrinsics::mir`): `mir!` expands itself
+        // once per basic block, so the crate's recursion limit must exceed the largest count.
+        let blocks = programs
+            .iter()
+            .map(|p| custom_mir_blocks(&p.text))
+            .max()
+            .unwrap_or(0);
+        let recursion_limit = (2 * blocks).next_power_of_two().max(1024);
+        let mut main = format!(
             "//! A batch of generated programs (`cargo oxide fuzz`).\n\
              #![allow(warnings)]\n#![feature(custom_mir, core_intrinsics)]\n\
-             #![recursion_limit = \"1024\"]\n\nmod fz;\nmod runner;\n",
+             #![recursion_limit = \"{recursion_limit}\"]\n\nmod fz;\nmod runner;\n",
         );
         let mut kernels = String::new();
         let mut table = String::new();
@@ -642,6 +649,20 @@ fn crashed(status: &std::process::ExitStatus) -> bool {
 
 fn oxide_fuzz_mentions(text: &str, name: &str) -> bool {
     oxide_fuzz::mentions(text, name)
+}
+
+/// The basic blocks of the `mir!` bodies in a custom-MIR program (`bbN = {` at a line's start).
+fn custom_mir_blocks(text: &str) -> usize {
+    text.lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            line.strip_prefix("bb").is_some_and(|rest| {
+                let digits =
+                    rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                digits > 0 && rest[digits..].trim_start().starts_with("= {")
+            })
+        })
+        .count()
 }
 
 fn first_lines(text: &str, n: usize) -> String {
@@ -1140,6 +1161,12 @@ mod tests {
         assert_eq!(parse_seeds("7"), Ok(7..8));
         assert!(parse_seeds("5..5").is_err());
         assert!(parse_seeds("a..b").is_err());
+    }
+
+    #[test]
+    fn custom_mir_blocks_are_counted() {
+        let text = "mir! {\nlet _1: u8;\n{\nGoto(bb1)\n}\nbb1 = {\nGoto(bb12)\n}\n  bb12 = {\nReturn()\n}\n}\nlet bbx = {};";
+        assert_eq!(custom_mir_blocks(text), 2);
     }
 
     #[test]

@@ -13,14 +13,14 @@
 //! Blocks that the entry does not reach are renamed too (with no reaching definition, so the
 //! allocation's default value), so that no use of an erased allocation is left behind.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::given_names::set_block_arg_name;
 use pliron::builtin::op_interfaces::BranchOpInterface;
 use pliron::common_traits::Named;
 use pliron::context::{Context, Ptr};
-use pliron::graph::dominance::{DomFrontierMap, compute_dominator_tree};
+use pliron::graph::dominance::{DomTree, compute_dominator_tree};
 use pliron::irbuild::inserter::{IRInserter, Inserter};
 use pliron::irbuild::listener::{Recorder, RecorderEvent};
 use pliron::irbuild::rewriter::IRRewriter;
@@ -141,20 +141,24 @@ fn promote_in_region(
     mut candidates: Vec<Candidate>,
 ) -> Result<bool> {
     let tree = compute_dominator_tree(ctx, &region);
-    let frontiers = DomFrontierMap::new(ctx, &region, &tree);
     let mut positions = Positions::default();
+    let liveness: Vec<_> = candidates
+        .iter()
+        .map(|candidate| defining_and_live_in_blocks(ctx, candidate, &mut positions))
+        .collect();
+    let live_somewhere: HashSet<Ptr<BasicBlock>> = liveness
+        .iter()
+        .flat_map(|(_, live_in)| live_in.keys().copied())
+        .collect();
+    let frontiers = live_frontiers(ctx, region, &tree, &live_somewhere);
 
     // Where each allocation needs a block argument.
     let mut phi_blocks: Vec<ISet<Ptr<BasicBlock>>> = Vec::with_capacity(candidates.len());
-    for candidate in &candidates {
-        let (defining, live_in) = defining_and_live_in_blocks(ctx, candidate, &mut positions);
+    for (defining, live_in) in liveness {
         let mut blocks = ISet::default();
         let mut worklist: Vec<Ptr<BasicBlock>> = defining.keys().copied().collect();
         while let Some(block) = worklist.pop() {
-            if !tree.contains(&block) {
-                continue;
-            }
-            for &frontier in frontiers.frontier(&block) {
+            for &frontier in frontiers.get(&block).into_iter().flatten() {
                 if live_in.contains_key(&frontier)
                     && blocks.insert(frontier)
                     && !defining.contains_key(&frontier)
@@ -261,14 +265,13 @@ fn promote_in_region(
 
     // The allocations themselves go last, one call per allocating op.
     let mut infos_of_op: Vec<(Ptr<Operation>, Vec<AllocInfo>)> = Vec::new();
+    let mut index_of_op: HashMap<Ptr<Operation>, usize> = HashMap::new();
     for candidate in &candidates {
-        match infos_of_op
-            .iter_mut()
-            .find(|(op, _)| *op == candidate.alloc_op)
-        {
-            Some((_, infos)) => infos.push(candidate.info.clone()),
-            None => infos_of_op.push((candidate.alloc_op, vec![candidate.info.clone()])),
-        }
+        let index = *index_of_op.entry(candidate.alloc_op).or_insert_with(|| {
+            infos_of_op.push((candidate.alloc_op, Vec::new()));
+            infos_of_op.len() - 1
+        });
+        infos_of_op[index].1.push(candidate.info.clone());
     }
     for (op, infos) in infos_of_op {
         let mut rewriter = IRRewriter::<Recorder>::default();
@@ -279,6 +282,49 @@ fn promote_in_region(
         alloc.promote(ctx, &mut rewriter, &infos)?;
     }
     Ok(true)
+}
+
+/// The dominance frontier of each block, restricted to `joins` (Cooper, Harvey and Kennedy's
+/// walk up the dominator tree from each predecessor of a join). Phi placement only keeps
+/// frontier blocks where the allocation is live, so only blocks where some allocation is live
+/// matter; leaving out the others (a block that every failed check of the function branches
+/// to has thousands of predecessors and would be in the frontier of most blocks) keeps the
+/// frontiers small. A walk stops at a block that already has the join: the rest of its way
+/// up was walked before.
+fn live_frontiers(
+    ctx: &Context,
+    region: Ptr<Region>,
+    tree: &DomTree<Ptr<Region>, Context>,
+    joins: &HashSet<Ptr<BasicBlock>>,
+) -> HashMap<Ptr<BasicBlock>, Vec<Ptr<BasicBlock>>> {
+    let mut frontiers: HashMap<Ptr<BasicBlock>, Vec<Ptr<BasicBlock>>> = HashMap::new();
+    for join in region.iter(ctx) {
+        if !joins.contains(&join) || !tree.contains(&join) {
+            continue;
+        }
+        let preds = join.preds(ctx);
+        if preds.len() < 2 {
+            continue;
+        }
+        let stop = tree.idom(&join);
+        for pred in preds {
+            if !tree.contains(&pred) {
+                continue;
+            }
+            let mut runner = Some(pred);
+            while let Some(block) = runner
+                && runner != stop
+            {
+                let frontier = frontiers.entry(block).or_default();
+                if frontier.last() == Some(&join) {
+                    break;
+                }
+                frontier.push(join);
+                runner = tree.idom(&block);
+            }
+        }
+    }
+    frontiers
 }
 
 /// The blocks that store to the allocation (with the position of their first store), and the

@@ -68,6 +68,14 @@ pub struct FnTranslator<'a> {
     panic_bound: Vec<bool>,
     /// The block failed assertions branch to when panic messages are off.
     trap_block: Option<Ptr<BasicBlock>>,
+    /// The block of each panic function (by name and argument types) that failed assertions
+    /// branch to, when panic messages are on.
+    pub(crate) failure_blocks: HashMap<(String, Vec<TypeHandle>), Ptr<BasicBlock>>,
+    /// Whether failed checks share those blocks ([super::panic::shares_failure_blocks]).
+    pub(crate) share_failure_blocks: bool,
+    /// How many blocks the function has (counted as they are made, not by walking the list:
+    /// `new_block` numbers its labels with it).
+    block_count: usize,
     /// Whether panics record their message for the host (`CUDA_OXIDE_PANIC_MESSAGES`).
     pub(crate) panic_messages: bool,
     /// Where new ops go.
@@ -210,6 +218,9 @@ pub fn translate_function(
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],
         trap_block: None,
+        failure_blocks: HashMap::new(),
+        share_failure_blocks: super::panic::shares_failure_blocks(body),
+        block_count: 1,
         panic_messages,
         inserter: IRInserter::new_at_block_end(entry),
         func,
@@ -392,6 +403,7 @@ impl FnTranslator<'_> {
             let label = Identifier::try_from(format!("bb{index}")).expect("a valid label");
             let block = BasicBlock::new(self.ctx, Some(label), vec![]);
             block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
+            self.block_count += 1;
             self.blocks[index] = Some(block);
             if self.panic_bound[index] {
                 continue;
@@ -484,7 +496,8 @@ impl FnTranslator<'_> {
     /// function.
     pub(crate) fn new_block(&mut self, label: &str) -> Ptr<BasicBlock> {
         let region = self.func.get_region(self.ctx);
-        let number = region.iter(self.ctx).count();
+        let number = self.block_count;
+        self.block_count += 1;
         let label = Identifier::try_from(format!("{label}{number}")).expect("a valid label");
         let block = BasicBlock::new(self.ctx, Some(label), vec![]);
         block.insert_at_back(region, self.ctx);
@@ -499,6 +512,7 @@ impl FnTranslator<'_> {
         let label = Identifier::try_from("panic").expect("a valid label");
         let block = BasicBlock::new(self.ctx, Some(label), vec![]);
         block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
+        self.block_count += 1;
         let trap = TrapOp::new(self.ctx);
         trap.get_operation().insert_at_back(block, self.ctx);
         // Every failed check of the function branches here: it is at the function's line.

@@ -8,7 +8,8 @@
 //!
 //! - An `Assert` terminator (bounds, overflow and division checks) branches, when it fails, to
 //!   a block that calls the panic function rustc's own backends call for its message
-//!   (`panic_bounds_check(index, len)`, `panic_const_add_overflow()`, ...).
+//!   (`panic_bounds_check(index, len)`, `panic_const_add_overflow()`, ...): one block per
+//!   panic function in each function, taking the call's arguments as block arguments.
 //! - The panic functions get the location of the user's code through `#[track_caller]`
 //!   ([super::caller_location]), so `unwrap()`, `expect()`, indexing and slicing report the
 //!   user's line.
@@ -20,9 +21,11 @@ use dialect_mir::ops::UnreachableOp;
 use pliron::basic_block::BasicBlock;
 use pliron::context::Ptr;
 use pliron::irbuild::inserter::IRInserter;
+use pliron::r#type::{TypeHandle, Typed};
+use pliron::value::Value;
 use rustc_middle::ty;
 use rustc_public::mir::mono::Instance;
-use rustc_public::mir::{AssertMessage, Operand};
+use rustc_public::mir::{AssertMessage, Operand, TerminatorKind};
 use rustc_public::rustc_internal::{internal, stable};
 
 use super::body::FnTranslator;
@@ -64,18 +67,62 @@ pub(crate) fn is_recorder_inline_never(instance: &Instance) -> bool {
     })
 }
 
+/// The number of `Assert` terminators above which a function's failed checks share one
+/// failure block per panic function.
+pub const SHARED_FAILURE_BLOCKS_ABOVE: usize = 256;
+
+/// Whether the failed checks of `body` share their failure blocks.
+pub(crate) fn shares_failure_blocks(body: &rustc_public::mir::Body) -> bool {
+    let checks = body
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.terminator.kind, TerminatorKind::Assert { .. }))
+        .count();
+    checks > SHARED_FAILURE_BLOCKS_ABOVE
+}
+
 impl FnTranslator<'_> {
-    /// The block an `Assert` that fails with `msg` branches to: a call of the panic function
-    /// for `msg`, with its operands and the location.
-    pub(crate) fn assert_failure_block(&mut self, msg: &AssertMessage) -> TResult<Ptr<BasicBlock>> {
+    /// The failure edge of an `Assert` that fails with `msg`: the block it branches to and the
+    /// values it passes. The operands of the panic function (and the location) are computed
+    /// where the check is. In a function with few checks the call is in a block of its own
+    /// per check (LLVM lays such blocks out of line best); in one with more than
+    /// [SHARED_FAILURE_BLOCKS_ABOVE], it is in one block per panic function, shared by every
+    /// check that calls it and taking the operands as block arguments: a generated function
+    /// with thousands of checks then has a few failure blocks, not thousands of loop exits
+    /// (LLVM's loop passes, LCSSA first, slow down with the number of exits of each loop).
+    pub(crate) fn assert_failure(
+        &mut self,
+        msg: &AssertMessage,
+    ) -> TResult<(Ptr<BasicBlock>, Vec<Value>)> {
+        let (name, values) = self.assert_failure_call(msg)?;
+        let types: Vec<TypeHandle> = values.iter().map(|v| v.get_type(self.ctx)).collect();
+        let key = (name.clone(), types.clone());
+        if let Some(&block) = self.failure_blocks.get(&key) {
+            return Ok((block, values));
+        }
         let block = self.new_block("panic");
+        let arguments = types
+            .iter()
+            .map(|&ty| {
+                let index = BasicBlock::push_argument(block, self.ctx, ty);
+                block.deref(self.ctx).get_argument(index)
+            })
+            .collect();
         let saved = std::mem::replace(&mut self.inserter, IRInserter::new_at_block_end(block));
-        let result = self.emit_assert_failure(msg);
+        let result = self.emit_call(&name, arguments, None);
+        if result.is_ok() {
+            self.emit(UnreachableOp::new);
+        }
         self.inserter = saved;
-        result.map(|()| block)
+        result?;
+        if self.share_failure_blocks {
+            self.failure_blocks.insert(key, block);
+        }
+        Ok((block, values))
     }
 
-    fn emit_assert_failure(&mut self, msg: &AssertMessage) -> TResult<()> {
+    /// The panic function for `msg` and its arguments, computed at the check.
+    fn assert_failure_call(&mut self, msg: &AssertMessage) -> TResult<(String, Vec<Value>)> {
         let operands: Vec<&Operand> = match msg {
             AssertMessage::BoundsCheck { len, index } => vec![index, len],
             AssertMessage::MisalignedPointerDereference { required, found } => {
@@ -111,9 +158,6 @@ impl FnTranslator<'_> {
         if super::caller_location::requires_caller_location(&callee) {
             values.push(self.caller_location()?);
         }
-        let name = crate::naming::export_name(&callee, false);
-        self.emit_call(&name, values, None)?;
-        self.emit(UnreachableOp::new);
-        Ok(())
+        Ok((crate::naming::export_name(&callee, false), values))
     }
 }

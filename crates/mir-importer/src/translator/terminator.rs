@@ -77,12 +77,12 @@ impl FnTranslator<'_> {
                     holds = self.emit(|ctx| NotOp::new(ctx, holds)).result(self.ctx);
                 }
                 let target = self.block(*target)?;
-                let fail = if self.panic_messages {
-                    self.assert_failure_block(msg)?
+                let (fail, values) = if self.panic_messages {
+                    self.assert_failure(msg)?
                 } else {
-                    self.trap_block()
+                    (self.trap_block(), vec![])
                 };
-                self.emit(|ctx| CondBrOp::new(ctx, holds, target, fail));
+                self.emit(|ctx| CondBrOp::new_with_args(ctx, holds, target, vec![], fail, values));
                 Ok(())
             }
             TerminatorKind::Drop { place, target, .. } => {
