@@ -3,9 +3,10 @@
 //!
 //! Each case is a function in [`cases`] that panics in one way (`panic!` with integer, float,
 //! `bool`, `char` and `&str` arguments, `assert_eq!`, `assert_ne!`, `unwrap` on `None` and on
-//! `Err`, `expect`, an index or a slice range out of bounds, an addition overflow, a division
-//! by zero). The kernel runs it in exactly one thread, block 3 thread 17 of an 8 x 64 launch,
-//! with inputs read from device memory; every other thread writes its index. The same function
+//! `Err`, `expect`, an index or a slice range out of bounds, an addition overflow, an index out
+//! of bounds after hundreds of checks that pass, a division by zero). The kernel runs it in
+//! exactly one thread, block 3 thread 17 of an 8 x 64 launch, with inputs read from device
+//! memory; every other thread writes its index. The same function
 //! is run on the CPU with the same inputs, and the launch's `Err` must be a
 //! `Error::KernelPanic` whose message and location equal the CPU panic's (captured by a panic
 //! hook), and whose coordinates are that thread's. A panic breaks the CUDA context, so each
@@ -98,6 +99,31 @@ pub mod cases {
         data[0] / data[1]
     }
 
+    /// Two hundred steps of one index and one checked addition each.
+    macro_rules! two_hundred_steps {
+        ($acc:ident, $data:ident) => {
+            two_hundred_steps!(@ten @ten $acc, $data; $acc = ($acc + $data[($acc % 4) as usize]) / 2 + 1;)
+        };
+        (@ten @ten $acc:ident, $data:ident; $($step:tt)*) => {
+            two_hundred_steps!(@ten $acc, $data; $($step)* $($step)* $($step)* $($step)* $($step)*
+                $($step)* $($step)* $($step)* $($step)* $($step)*)
+        };
+        (@ten $acc:ident, $data:ident; $($step:tt)*) => {
+            $($step)* $($step)* $($step)* $($step)* $($step)* $($step)* $($step)* $($step)*
+            $($step)* $($step)* $($step)* $($step)* $($step)* $($step)* $($step)* $($step)*
+            $($step)* $($step)* $($step)* $($step)*
+        };
+    }
+
+    /// An index past the end after hundreds of checks that pass: a function with more than
+    /// 256 checks shares one failure block per panic function (mir-importer's `panic.rs`),
+    /// and the failure must still name this line.
+    pub fn many_checks(data: &[u32]) -> u32 {
+        let mut acc = data[1];
+        two_hundred_steps!(acc, data);
+        acc + data[data[0] as usize]
+    }
+
     /// Every case, by number: the kernel's `case` argument.
     pub fn run(case: u32, data: &[u32]) -> u32 {
         match case {
@@ -110,6 +136,7 @@ pub mod cases {
             6 => index(data),
             7 => slice(data),
             8 => add_overflow(data),
+            9 => many_checks(data),
             _ => divide_by_zero(data),
         }
     }
@@ -126,6 +153,7 @@ const CASES: &[(&str, &[u32])] = &[
     ("index", &[9, 1, 2, 3]),
     ("slice", &[0, 12, 5, 6]),
     ("add_overflow", &[200, 100]),
+    ("many_checks", &[9, 3, 5, 7]),
     ("divide_by_zero", &[7, 0]),
 ];
 
