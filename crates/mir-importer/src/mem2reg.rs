@@ -31,7 +31,7 @@ use pliron::opts::mem2reg::{
 };
 use pliron::region::Region;
 use pliron::result::Result;
-use pliron::utils::table::ISet;
+use pliron::utils::table::{IMap, ISet};
 use pliron::value::Value;
 
 /// One promotable allocation.
@@ -264,14 +264,12 @@ fn promote_in_region(
     }
 
     // The allocations themselves go last, one call per allocating op.
-    let mut infos_of_op: Vec<(Ptr<Operation>, Vec<AllocInfo>)> = Vec::new();
-    let mut index_of_op: HashMap<Ptr<Operation>, usize> = HashMap::new();
+    let mut infos_of_op: IMap<Ptr<Operation>, Vec<AllocInfo>> = IMap::default();
     for candidate in &candidates {
-        let index = *index_of_op.entry(candidate.alloc_op).or_insert_with(|| {
-            infos_of_op.push((candidate.alloc_op, Vec::new()));
-            infos_of_op.len() - 1
-        });
-        infos_of_op[index].1.push(candidate.info.clone());
+        infos_of_op
+            .entry(candidate.alloc_op)
+            .or_default()
+            .push(candidate.info.clone());
     }
     for (op, infos) in infos_of_op {
         let mut rewriter = IRRewriter::<Recorder>::default();

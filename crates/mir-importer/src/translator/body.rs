@@ -47,6 +47,9 @@ pub struct FunctionContext<'a> {
     pub panic_messages: bool,
 }
 
+/// A panic function's name and argument types: what a shared failure block is found by.
+pub(crate) type FailureKey = (String, Vec<TypeHandle>);
+
 /// The state of translating one MIR body.
 pub struct FnTranslator<'a> {
     pub(crate) ctx: &'a mut Context,
@@ -68,11 +71,10 @@ pub struct FnTranslator<'a> {
     panic_bound: Vec<bool>,
     /// The block failed assertions branch to when panic messages are off.
     trap_block: Option<Ptr<BasicBlock>>,
-    /// The block of each panic function (by name and argument types) that failed assertions
-    /// branch to, when panic messages are on.
-    pub(crate) failure_blocks: HashMap<(String, Vec<TypeHandle>), Ptr<BasicBlock>>,
-    /// Whether failed checks share those blocks ([super::panic::shares_failure_blocks]).
-    pub(crate) share_failure_blocks: bool,
+    /// In a function whose failed checks share their failure blocks
+    /// ([super::panic::shares_failure_blocks]), the block of each panic function (by name and
+    /// argument types); `None` in others.
+    pub(crate) shared_failure_blocks: Option<HashMap<FailureKey, Ptr<BasicBlock>>>,
     /// How many blocks the function has (counted as they are made, not by walking the list:
     /// `new_block` numbers its labels with it).
     block_count: usize,
@@ -218,8 +220,7 @@ pub fn translate_function(
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],
         trap_block: None,
-        failure_blocks: HashMap::new(),
-        share_failure_blocks: super::panic::shares_failure_blocks(body),
+        shared_failure_blocks: super::panic::shares_failure_blocks(body).then(HashMap::new),
         block_count: 1,
         panic_messages,
         inserter: IRInserter::new_at_block_end(entry),
@@ -401,9 +402,7 @@ impl FnTranslator<'_> {
                 continue;
             }
             let label = Identifier::try_from(format!("bb{index}")).expect("a valid label");
-            let block = BasicBlock::new(self.ctx, Some(label), vec![]);
-            block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
-            self.block_count += 1;
+            let block = self.append_block(label);
             self.blocks[index] = Some(block);
             if self.panic_bound[index] {
                 continue;
@@ -495,12 +494,16 @@ impl FnTranslator<'_> {
     /// the translation itself introduces; its label is `label` and a number unique in the
     /// function.
     pub(crate) fn new_block(&mut self, label: &str) -> Ptr<BasicBlock> {
-        let region = self.func.get_region(self.ctx);
-        let number = self.block_count;
-        self.block_count += 1;
-        let label = Identifier::try_from(format!("{label}{number}")).expect("a valid label");
+        let label =
+            Identifier::try_from(format!("{label}{}", self.block_count)).expect("a valid label");
+        self.append_block(label)
+    }
+
+    /// A new block without arguments labelled `label`, at the end of the function.
+    fn append_block(&mut self, label: Identifier) -> Ptr<BasicBlock> {
         let block = BasicBlock::new(self.ctx, Some(label), vec![]);
-        block.insert_at_back(region, self.ctx);
+        block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
+        self.block_count += 1;
         block
     }
 
@@ -509,10 +512,7 @@ impl FnTranslator<'_> {
         if let Some(block) = self.trap_block {
             return block;
         }
-        let label = Identifier::try_from("panic").expect("a valid label");
-        let block = BasicBlock::new(self.ctx, Some(label), vec![]);
-        block.insert_at_back(self.func.get_region(self.ctx), self.ctx);
-        self.block_count += 1;
+        let block = self.append_block(Identifier::try_from("panic").expect("a valid label"));
         let trap = TrapOp::new(self.ctx);
         trap.get_operation().insert_at_back(block, self.ctx);
         // Every failed check of the function branches here: it is at the function's line.

@@ -8,8 +8,9 @@
 //!
 //! - An `Assert` terminator (bounds, overflow and division checks) branches, when it fails, to
 //!   a block that calls the panic function rustc's own backends call for its message
-//!   (`panic_bounds_check(index, len)`, `panic_const_add_overflow()`, ...): one block per
-//!   panic function in each function, taking the call's arguments as block arguments.
+//!   (`panic_bounds_check(index, len)`, `panic_const_add_overflow()`, ...): a block per
+//!   check, or, in a function with hundreds of checks, one per panic function, taking the
+//!   call's arguments as block arguments.
 //! - The panic functions get the location of the user's code through `#[track_caller]`
 //!   ([super::caller_location]), so `unwrap()`, `expect()`, indexing and slicing report the
 //!   user's line.
@@ -71,7 +72,8 @@ pub(crate) fn is_recorder_inline_never(instance: &Instance) -> bool {
 /// failure block per panic function.
 pub const SHARED_FAILURE_BLOCKS_ABOVE: usize = 256;
 
-/// Whether the failed checks of `body` share their failure blocks.
+/// Whether the failed checks of `body` share their failure blocks (more than
+/// [SHARED_FAILURE_BLOCKS_ABOVE] `Assert` terminators).
 pub(crate) fn shares_failure_blocks(body: &rustc_public::mir::Body) -> bool {
     let checks = body
         .blocks
@@ -83,42 +85,68 @@ pub(crate) fn shares_failure_blocks(body: &rustc_public::mir::Body) -> bool {
 
 impl FnTranslator<'_> {
     /// The failure edge of an `Assert` that fails with `msg`: the block it branches to and the
-    /// values it passes. The operands of the panic function (and the location) are computed
-    /// where the check is. In a function with few checks the call is in a block of its own
-    /// per check (LLVM lays such blocks out of line best); in one with more than
-    /// [SHARED_FAILURE_BLOCKS_ABOVE], it is in one block per panic function, shared by every
-    /// check that calls it and taking the operands as block arguments: a generated function
-    /// with thousands of checks then has a few failure blocks, not thousands of loop exits
-    /// (LLVM's loop passes, LCSSA first, slow down with the number of exits of each loop).
+    /// values it passes. In a function with few checks, a block of its own per check computes
+    /// the panic function's operands (and the location) and calls it; LLVM lays such blocks
+    /// out of line best. In one with more than [SHARED_FAILURE_BLOCKS_ABOVE], the operands are
+    /// computed at the check and passed to one block per panic function, shared by every check
+    /// that calls it: a generated function with thousands of checks then has a few failure
+    /// blocks, not thousands of loop exits (LLVM's loop passes, LCSSA first, slow down with
+    /// the number of exits of each loop).
     pub(crate) fn assert_failure(
         &mut self,
         msg: &AssertMessage,
     ) -> TResult<(Ptr<BasicBlock>, Vec<Value>)> {
+        if self.shared_failure_blocks.is_none() {
+            let block = self.new_block("panic");
+            self.emit_in(block, |fx| {
+                let (name, values) = fx.assert_failure_call(msg)?;
+                fx.emit_panic_call(&name, values)
+            })?;
+            return Ok((block, vec![]));
+        }
         let (name, values) = self.assert_failure_call(msg)?;
         let types: Vec<TypeHandle> = values.iter().map(|v| v.get_type(self.ctx)).collect();
-        let key = (name.clone(), types.clone());
-        if let Some(&block) = self.failure_blocks.get(&key) {
+        let key = (name, types);
+        if let Some(&block) = self
+            .shared_failure_blocks
+            .as_ref()
+            .and_then(|b| b.get(&key))
+        {
             return Ok((block, values));
         }
         let block = self.new_block("panic");
-        let arguments = types
+        let arguments = key
+            .1
             .iter()
             .map(|&ty| {
                 let index = BasicBlock::push_argument(block, self.ctx, ty);
                 block.deref(self.ctx).get_argument(index)
             })
             .collect();
-        let saved = std::mem::replace(&mut self.inserter, IRInserter::new_at_block_end(block));
-        let result = self.emit_call(&name, arguments, None);
-        if result.is_ok() {
-            self.emit(UnreachableOp::new);
-        }
-        self.inserter = saved;
-        result?;
-        if self.share_failure_blocks {
-            self.failure_blocks.insert(key, block);
+        self.emit_in(block, |fx| fx.emit_panic_call(&key.0, arguments))?;
+        if let Some(blocks) = &mut self.shared_failure_blocks {
+            blocks.insert(key, block);
         }
         Ok((block, values))
+    }
+
+    /// Runs `emit` with new ops going to the end of `block`, then back where they went.
+    fn emit_in(
+        &mut self,
+        block: Ptr<BasicBlock>,
+        emit: impl FnOnce(&mut Self) -> TResult<()>,
+    ) -> TResult<()> {
+        let saved = std::mem::replace(&mut self.inserter, IRInserter::new_at_block_end(block));
+        let result = emit(self);
+        self.inserter = saved;
+        result
+    }
+
+    /// A call of the panic function `name` with `values`, which does not return.
+    fn emit_panic_call(&mut self, name: &str, values: Vec<Value>) -> TResult<()> {
+        self.emit_call(name, values, None)?;
+        self.emit(UnreachableOp::new);
+        Ok(())
     }
 
     /// The panic function for `msg` and its arguments, computed at the check.
