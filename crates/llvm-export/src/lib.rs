@@ -36,7 +36,9 @@ pub mod faulting_checks;
 mod function;
 mod kernel;
 pub mod libdevice;
+mod ll_text;
 pub mod llc;
+pub mod loop_versioning;
 mod module;
 mod naming;
 mod ops;
@@ -59,6 +61,7 @@ pub use llc::{
     LlvmTools, LlvmVersion, PtxOptions, assemble_cubin, assemble_with_ptxas, compile_to_ptx,
     find_llvm_tools, find_ptxas, probe_llc, ptxas_options,
 };
+pub use loop_versioning::version_checked_loops;
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
 };

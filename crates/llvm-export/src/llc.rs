@@ -82,6 +82,9 @@ pub struct PtxOptions {
     /// The PTX ISA version to emit, times ten (`80` for 8.0), when the module needs a newer
     /// one than `llc` emits for the target by default; `None` keeps `llc`'s default.
     pub ptx_isa: Option<u32>,
+    /// Version loops whose bounds checks a test before the loop can prove
+    /// ([crate::loop_versioning]) between two `opt` runs.
+    pub loop_versioning: bool,
 }
 
 impl Default for PtxOptions {
@@ -92,6 +95,7 @@ impl Default for PtxOptions {
             tools: None,
             sysroot: None,
             ptx_isa: None,
+            loop_versioning: true,
         }
     }
 }
@@ -270,10 +274,7 @@ pub fn compile_to_ptx(
 
     let dir = TempDir::new()?;
     let input = dir.path.join("module.ll");
-    fs::write(&input, ll_text).map_err(|source| PtxError::Io {
-        context: format!("writing {}", input.display()),
-        source,
-    })?;
+    write(&input, ll_text)?;
     let mut llc_input = input.clone();
     if options.run_opt
         && let Some(opt) = &tools.opt
@@ -282,10 +283,29 @@ pub fn compile_to_ptx(
         let mut args: Vec<&std::ffi::OsStr> = vec![level.as_ref(), cpu.as_ref()];
         args.extend(OPT_NVPTX_TUNING.iter().map(std::ffi::OsStr::new));
         args.extend(reflect.iter().map(std::ffi::OsStr::new));
-        args.extend(["-S".as_ref(), input.as_os_str()]);
-        args.extend(["-o".as_ref(), optimised.as_os_str()]);
-        run(opt, &args)?;
+        let run_opt = |from: &Path, to: &Path| {
+            let mut args = args.clone();
+            args.extend([
+                "-S".as_ref(),
+                from.as_os_str(),
+                "-o".as_ref(),
+                to.as_os_str(),
+            ]);
+            run(opt, &args)
+        };
+        run_opt(&input, &optimised)?;
         llc_input = optimised;
+        if options.loop_versioning && options.opt_level > 0 {
+            let text = read(&llc_input)?;
+            let (versioned, loops) = crate::loop_versioning::version_checked_loops(&text);
+            if loops > 0 {
+                let versioned_path = dir.path.join("module.versioned.ll");
+                write(&versioned_path, &versioned)?;
+                let again = dir.path.join("module.opt2.ll");
+                run_opt(&versioned_path, &again)?;
+                llc_input = again;
+            }
+        }
     }
     let ptx = dir.path.join("module.ptx");
     let mut args: Vec<&std::ffi::OsStr> = vec![
@@ -305,8 +325,19 @@ pub fn compile_to_ptx(
     }
     args.extend([llc_input.as_os_str(), "-o".as_ref(), ptx.as_os_str()]);
     run(&tools.llc, &args)?;
-    fs::read_to_string(&ptx).map_err(|source| PtxError::Io {
-        context: format!("reading {}", ptx.display()),
+    read(&ptx)
+}
+
+fn read(path: &Path) -> Result<String, PtxError> {
+    fs::read_to_string(path).map_err(|source| PtxError::Io {
+        context: format!("reading {}", path.display()),
+        source,
+    })
+}
+
+fn write(path: &Path, text: &str) -> Result<(), PtxError> {
+    fs::write(path, text).map_err(|source| PtxError::Io {
+        context: format!("writing {}", path.display()),
         source,
     })
 }

@@ -69,6 +69,9 @@ pub struct PipelineConfig {
     /// branching to a trap ([llvm_export::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
     /// default). Only bare traps are concerned: with panic messages it changes nothing.
     pub faulting_checks: bool,
+    /// Give loops whose bounds checks a test before the loop can prove a check-free copy
+    /// ([llvm_export::loop_versioning]; `CUDA_OXIDE_LOOP_VERSIONING`, on by default).
+    pub loop_versioning: bool,
 }
 
 /// The cubin of a run ([PipelineConfig::cubin]): the image, or why there is none.
@@ -256,6 +259,7 @@ pub fn run_pipeline(
     let options = llvm_export::PtxOptions {
         sysroot: config.sysroot.clone(),
         ptx_isa,
+        loop_versioning: config.loop_versioning,
         // The debug tier keeps every line and variable where the source has it.
         opt_level: if config.device_debug == llvm_export::DeviceDebug::Full {
             0

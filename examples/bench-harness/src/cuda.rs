@@ -38,13 +38,16 @@ impl Contender {
     }
 }
 
-/// A CUDA C++ kernel of the suite, compiled by NVRTC and loaded.
+/// A CUDA C++ kernel of the suite, compiled by NVRTC and loaded, with the other kernels its
+/// `.cu` file defines (a benchmark of several steps launches each by name).
 #[derive(Clone, Debug)]
 pub struct CudaFn {
     /// The kernel in its module.
     pub kernel: Kernel,
     /// Which build it is ([`Contender::Cuda`] or [`Contender::CudaNoFma`]).
     pub contender: Contender,
+    /// Every kernel of the module, by name.
+    pub kernels: Vec<(&'static str, Kernel)>,
 }
 
 /// One argument of a CUDA C++ kernel, as its C signature takes it.
@@ -82,6 +85,35 @@ impl CudaFn {
         }
         // SAFETY: the caller vouches for the arguments.
         unsafe { self.kernel.launch(stream, cfg, packed) }
+    }
+
+    /// Launches the module's kernel `name` (see [`CudaFn::launch`]).
+    ///
+    /// # Safety
+    /// As for [`CudaFn::launch`], with `name`'s signature.
+    pub unsafe fn launch_named(
+        &self,
+        name: &'static str,
+        stream: &CudaStream,
+        cfg: LaunchConfig,
+        args: &[Arg],
+    ) -> Result<(), cuda_host::Error> {
+        let Some((_, kernel)) = self.kernels.iter().find(|(n, _)| *n == name) else {
+            return Err(cuda_host::Error::MissingKernel {
+                crate_name: "the CUDA C++ benchmark",
+                kernel: name,
+            });
+        };
+        let mut packed = KernelArgs::new(stream);
+        for arg in args {
+            match *arg {
+                Arg::Ptr(p) | Arg::U64(p) => packed.arg(p),
+                Arg::U32(v) => packed.arg(v),
+                Arg::F32(v) => packed.arg(v),
+            };
+        }
+        // SAFETY: the caller vouches for the arguments.
+        unsafe { kernel.launch(stream, cfg, packed) }
     }
 }
 
@@ -160,7 +192,7 @@ impl CudaBuild {
         compiler: &CudaCompiler,
         ctx: &CudaContext,
         name: &'static str,
-        source: &str,
+        source: &'static str,
     ) -> Self {
         let mut build = CudaBuild::default();
         for (contender, fmad) in [(Contender::Cuda, true), (Contender::CudaNoFma, false)] {
@@ -178,15 +210,37 @@ impl CudaBuild {
                 .ptx
                 .push((contender, compiled.ptx.to_string_lossy().into_owned()));
             let started = Instant::now();
-            let kernel = PtxModule::load(ctx, name, &compiled.ptx).and_then(|m| m.kernel(name));
+            let loaded = PtxModule::load(ctx, name, &compiled.ptx).and_then(|m| {
+                let kernels = kernel_names(source)
+                    .map(|n| m.kernel(n).map(|k| (n, k)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((m.kernel(name)?, kernels))
+            });
             build.load_ms += started.elapsed().as_secs_f64() * 1e3;
-            match kernel {
-                Ok(kernel) => build.fns.push(CudaFn { kernel, contender }),
+            match loaded {
+                Ok((kernel, kernels)) => build.fns.push(CudaFn {
+                    kernel,
+                    contender,
+                    kernels,
+                }),
                 Err(error) => build.errors.push(format!("{}: {error}", contender.label())),
             }
         }
         build
     }
+}
+
+/// The `extern "C"` kernels `source` defines.
+pub fn kernel_names(source: &str) -> impl Iterator<Item = &str> {
+    const START: &str = "extern \"C\" __global__ void ";
+    source.lines().filter_map(|line| {
+        let rest = line.trim_start().strip_prefix(START)?.trim_start();
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+        rest[end..]
+            .trim_start()
+            .starts_with('(')
+            .then_some(&rest[..end])
+    })
 }
 
 /// Whether `source` defines the `extern "C"` kernel `name` (what the suite launches).
@@ -211,6 +265,8 @@ mod tests {
         assert!(defines_kernel(source, "vecadd"));
         assert!(!defines_kernel(source, "vec"));
         assert!(!defines_kernel("__global__ void vecadd() {}", "vecadd"));
+        let two = "extern \"C\" __global__ void step_1(float* a) {}\nextern \"C\" __global__ void step_2 (float* a) {}\n";
+        assert_eq!(kernel_names(two).collect::<Vec<_>>(), ["step_1", "step_2"]);
     }
 
     #[test]

@@ -33,6 +33,8 @@ mod collatz;
 mod histogram;
 #[cfg(feature = "iter_chain")]
 mod iter_chain;
+#[cfg(feature = "polybench-any")]
+mod polybench;
 #[cfg(feature = "reduce")]
 mod reduce;
 #[cfg(feature = "rowsum")]
@@ -43,6 +45,8 @@ mod saxpy;
 mod scan;
 #[cfg(any(feature = "sgemm", feature = "sgemm_fmad"))]
 mod sgemm;
+#[cfg(any(feature = "sgemm_naive", feature = "sgemm_naive_fmad"))]
+mod sgemm_naive;
 #[cfg(feature = "softmax")]
 mod softmax;
 #[cfg(feature = "stencil")]
@@ -128,6 +132,78 @@ pub fn all() -> Vec<Bench<ours::Module>> {
             "stencil",
             "7-point 1-D stencil with a shared halo",
             "shared memory"
+        ),
+        bench!(
+            sgemm_naive,
+            "sgemm_naive",
+            "naive SGEMM as a user writes it first: a checked inner product per thread",
+            ""
+        ),
+        bench!(
+            sgemm_naive::run_fmad,
+            "sgemm_naive_fmad",
+            "sgemm_naive with #[kernel(fmad)]",
+            "#[kernel(fmad)]"
+        ),
+        bench!(polybench::gemm, "pb_gemm", "PolyBench gemm, 512^3", ""),
+        bench!(
+            polybench::mm2,
+            "pb_2mm",
+            "PolyBench 2mm, two 2048^3 products",
+            ""
+        ),
+        bench!(
+            polybench::mm3,
+            "pb_3mm",
+            "PolyBench 3mm, three 512^3 products",
+            ""
+        ),
+        bench!(polybench::atax, "pb_atax", "PolyBench atax, 4096^2", ""),
+        bench!(polybench::bicg, "pb_bicg", "PolyBench bicg, 4096^2", ""),
+        bench!(polybench::mvt, "pb_mvt", "PolyBench mvt, 4096^2", ""),
+        bench!(
+            polybench::gesummv,
+            "pb_gesummv",
+            "PolyBench gesummv, 4096^2",
+            ""
+        ),
+        bench!(polybench::syrk, "pb_syrk", "PolyBench syrk, 1024^3", ""),
+        bench!(polybench::syr2k, "pb_syr2k", "PolyBench syr2k, 2048^3", ""),
+        bench!(
+            polybench::conv2d,
+            "pb_conv2d",
+            "PolyBench 2-D convolution, 4096^2",
+            ""
+        ),
+        bench!(
+            polybench::conv3d,
+            "pb_conv3d",
+            "PolyBench 3-D convolution, 256^3",
+            ""
+        ),
+        bench!(
+            polybench::covariance,
+            "pb_covariance",
+            "PolyBench covariance, 2048^2",
+            ""
+        ),
+        bench!(
+            polybench::correlation,
+            "pb_correlation",
+            "PolyBench correlation, 2048^2",
+            "f32::sqrt"
+        ),
+        bench!(
+            polybench::fdtd2d,
+            "pb_fdtd2d",
+            "PolyBench fdtd-2d, 2048^2, 500 steps",
+            ""
+        ),
+        bench!(
+            polybench::gramschmidt,
+            "pb_gramschmidt",
+            "PolyBench gramschmidt, 512^2 (its standard 2048 takes seconds a run)",
+            "f32::sqrt"
         ),
     ]
 }
