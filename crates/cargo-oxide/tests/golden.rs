@@ -444,6 +444,24 @@ fn performance_facts_reach_llvm_and_ptx() {
     assert!(!declared.contains("%ntid"), "{declared}");
     assert!(declared.contains(", 256;"), "{declared}");
     assert!(entry("axpy").contains("%ntid.x"));
+    // The naive matrix product's loop, versioned: the copy (blocks `%oxv0.*`) loads both
+    // slices with no branch to the trap and is unrolled; the checked twin keeps its checks.
+    let matmul = entry("matmul_naive");
+    let copy_loop = matmul
+        .split("// %oxv0.")
+        .skip(1)
+        .map(|block| block.split("\n$L__").next().unwrap_or(block))
+        .max_by_key(|block| block.matches("ld.global.nc.b32").count())
+        .expect("the check-free copy");
+    assert!(
+        copy_loop.matches("ld.global.nc.b32").count() >= 8,
+        "{matmul}"
+    );
+    assert!(!copy_loop.contains("trap"), "{matmul}");
+    assert!(
+        matmul.contains("trap; exit;"),
+        "the checked twin stays: {matmul}"
+    );
     insta::assert_snapshot!("golden_perf.ptx", ptx);
 }
 

@@ -27,6 +27,7 @@
 //!
 //! [`libdevice`] finds NVIDIA's libdevice and links it into modules whose math calls it.
 
+pub mod check_merging;
 mod const_expr;
 mod constants;
 pub mod debug_info;
@@ -48,6 +49,7 @@ mod ptx_text;
 mod symbols;
 mod types;
 
+pub use check_merging::merge_check_runs;
 pub use debug_info::DeviceDebug;
 pub use declared_block_dims::fold_declared_block_dims;
 pub use error::{ExportError, PtxError};

@@ -298,7 +298,8 @@ pub fn compile_to_ptx(
         if options.loop_versioning && options.opt_level > 0 {
             let text = read(&llc_input)?;
             let (versioned, loops) = crate::loop_versioning::version_checked_loops(&text);
-            if loops > 0 {
+            let (versioned, merged) = crate::check_merging::merge_check_runs(&versioned);
+            if loops + merged > 0 {
                 let versioned_path = dir.path.join("module.versioned.ll");
                 write(&versioned_path, &versioned)?;
                 let again = dir.path.join("module.opt2.ll");

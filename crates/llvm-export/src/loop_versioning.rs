@@ -404,6 +404,10 @@ enum Inv {
     Value(String),
     Bin(&'static str, Box<Inv>, Box<Inv>),
     Cast(&'static str, Box<Inv>, u32),
+    /// `distance >> k` when the low `k` bits of `distance` are zero, else all ones: the
+    /// iteration at which a value counting by `2^k` from 0 meets `distance` (never, when the
+    /// step does not divide it).
+    Meets(Box<Inv>, u32),
 }
 
 /// `value` as a `width`-bit two's complement number (sign-extended into an `i128`).
@@ -462,10 +466,12 @@ struct Requirement {
     hi: Wide,
 }
 
-/// A 128-bit bound: a constant, or an invariant read as unsigned plus a constant.
+/// A 128-bit bound: a constant, an invariant read as unsigned plus a constant, or the
+/// iteration after the last (`J + 1`).
 #[derive(Clone, Debug)]
 enum Wide {
     Const(i128),
+    AfterLast,
     Unsigned(Inv, u32, i128),
 }
 
@@ -690,14 +696,30 @@ impl<'f> Analysis<'f> {
         let (ty, operands) = inst.typed_operands()?;
         (int_width(ty)? == width && operands.len() == 2).then_some(())?;
         match inst.opcode() {
-            "add" if operands[0] == phi => self.invariant(operands[1], width),
-            "add" if operands[1] == phi => self.invariant(operands[0], width),
+            "add" if operands[0] == phi => self.on_back_edge(operands[1], width),
+            "add" if operands[1] == phi => self.on_back_edge(operands[0], width),
             "sub" if operands[0] == phi => match self.invariant(operands[1], width)? {
                 Inv::Const(c) => Some(Inv::Const(wrap(-c, width))),
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// `operand` as an invariant on the loop's back edge: an invariant, or the latch's own
+    /// branch condition widened to an integer, which is known there (a dev build's
+    /// `Range::next` adds `zext(i < end)` to the counter and loops while `i < end`).
+    fn on_back_edge(&self, operand: &str, width: u32) -> Option<Inv> {
+        if let Some(inv) = self.invariant(operand, width) {
+            return Some(inv);
+        }
+        let (value, from, _) = self
+            .def_in_loop(operand)
+            .filter(|i| i.opcode() == "zext")?
+            .cast()?;
+        let (cond, on_true, _) = self.function.blocks[self.lp.latch].terminator().cond_br()?;
+        let header = &self.function.blocks[self.lp.header].label;
+        (from == "i1" && value == cond).then(|| Inv::Const(i128::from(on_true == header)))
     }
 
     /// The exit test of the block `b` (which runs on every iteration), if it bounds the
@@ -765,6 +787,12 @@ impl<'f> Analysis<'f> {
         proven: &mut Vec<(String, bool)>,
     ) {
         let Some(inst) = self.def_in_loop(cond) else {
+            // A condition computed before the loop (`i < len` for an index that does not
+            // move): tested before the loop as it is.
+            if let Some(name) = cond.strip_prefix('%') {
+                requires.push(Requirement::flag(cond, holds));
+                proven.push((name.to_owned(), holds));
+            }
             return;
         };
         let both = match (inst.opcode(), holds) {
@@ -794,6 +822,18 @@ impl<'f> Analysis<'f> {
             return;
         };
         let pred = if holds { pred } else { inverse(pred) };
+        if pred == "ne" {
+            self.avoided(
+                cond,
+                operands[0],
+                operands[1],
+                width,
+                holds,
+                requires,
+                proven,
+            );
+            return;
+        }
         // index <u len, index <=u last (and the same with the operands swapped)
         let (index, bound, inclusive) = match canonical(pred) {
             "ult" => (operands[0], operands[1], false),
@@ -822,6 +862,81 @@ impl<'f> Analysis<'f> {
             hi: Wide::Unsigned(bound, width, i128::from(inclusive)),
         });
         proven.push((name, holds));
+    }
+}
+
+impl Analysis<'_> {
+    /// A check that a value counting by one never meets an invariant (`remaining != 0`, the
+    /// form LLVM gives `i < len` when it counts the distance down): it holds on every
+    /// iteration when the iteration at which they would meet lies after `J`.
+    #[allow(clippy::too_many_arguments)]
+    fn avoided(
+        &mut self,
+        cond: &str,
+        a: &str,
+        b: &str,
+        width: u32,
+        holds: bool,
+        requires: &mut Vec<Requirement>,
+        proven: &mut Vec<(String, bool)>,
+    ) {
+        let (value, avoided) = match (self.invariant(a, width), self.invariant(b, width)) {
+            (None, Some(avoided)) => (a, avoided),
+            (Some(avoided), None) => (b, avoided),
+            _ => return,
+        };
+        let Some(value) = self.affine(value, width) else {
+            return;
+        };
+        let Inv::Const(step) = value.step else {
+            return;
+        };
+        let stride = step.unsigned_abs();
+        if step == 0 || !stride.is_power_of_two() || stride >= 1 << (width - 1) {
+            return;
+        }
+        // They meet at the iteration `distance / stride`, if `stride` divides `distance`.
+        let distance = if step > 0 {
+            Inv::bin("sub", avoided, value.base, width)
+        } else {
+            Inv::bin("sub", value.base, avoided, width)
+        };
+        let meets = match stride {
+            1 => distance,
+            _ => Inv::Meets(Box::new(distance), stride.trailing_zeros()),
+        };
+        requires.extend(value.requires);
+        requires.push(Requirement::after_last(width, meets));
+        proven.push((cond.strip_prefix('%').unwrap_or(cond).to_owned(), holds));
+    }
+}
+
+impl Requirement {
+    /// The invariant `i1` value `cond` is `holds`: as a range, its value (0 or 1) lies in
+    /// `[holds, holds + 1)`.
+    fn flag(cond: &str, holds: bool) -> Requirement {
+        Requirement {
+            width: 1,
+            base: Inv::Value(cond.to_owned()),
+            step: Inv::Const(0),
+            signed: false,
+            lo: Wide::Const(i128::from(holds)),
+            hi: Wide::Const(i128::from(holds) + 1),
+        }
+    }
+
+    /// `value` (of `width` bits, read as unsigned) is above the last iteration `J`: the
+    /// exact values `value + j * 0` lie in `[J + 1, ∞)`, written as a range whose lower bound
+    /// is the iteration count.
+    fn after_last(width: u32, value: Inv) -> Requirement {
+        Requirement {
+            width,
+            base: value,
+            step: Inv::Const(0),
+            signed: false,
+            lo: Wide::AfterLast,
+            hi: Wide::Const(1i128 << width),
+        }
     }
 }
 
@@ -1289,6 +1404,13 @@ impl Emitter {
                 let a = self.inv(a, *from);
                 self.emit(format!("{op} i{from} {a} to i{width}"))
             }
+            Inv::Meets(distance, k) => {
+                let d = self.inv(distance, width);
+                let low = self.emit(format!("and i{width} {d}, {}", (1i128 << k) - 1));
+                let divides = self.emit(format!("icmp eq i{width} {low}, 0"));
+                let at = self.emit(format!("lshr i{width} {d}, {k}"));
+                self.emit(format!("select i1 {divides}, i{width} {at}, i{width} -1"))
+            }
         }
     }
 
@@ -1308,9 +1430,10 @@ impl Emitter {
         self.emit(format!("{op} i{width} {value} to i128"))
     }
 
-    fn bound(&mut self, bound: &Wide) -> String {
+    fn bound(&mut self, bound: &Wide, last: &str) -> String {
         match bound {
             Wide::Const(c) => c.to_string(),
+            Wide::AfterLast => self.emit(format!("add i128 {last}, 1")),
             Wide::Unsigned(inv, width, plus) => {
                 let value = self.wide(inv, *width, false);
                 if *plus == 0 {
@@ -1379,8 +1502,8 @@ impl Emitter {
                 _ => self.emit(format!("mul i128 {last}, {step}")),
             };
             let end = self.emit(format!("add i128 {first}, {span}"));
-            let lo = self.bound(&req.lo);
-            let hi = self.bound(&req.hi);
+            let lo = self.bound(&req.lo, &last);
+            let hi = self.bound(&req.hi, &last);
             // An unsigned first value is never below a lower bound of zero.
             if req.signed || !matches!(req.lo, Wide::Const(0)) {
                 all.push(self.emit(format!("icmp sge i128 {first}, {lo}")));
@@ -1598,5 +1721,17 @@ attributes #2 = {{ convergent nocallback nounwind }}
         assert_eq!(loads(&plain), 2, "{plain}");
         assert!(loads(&versioned) >= 2 + 8, "{versioned}");
         assert!(versioned.contains("trap;"), "{versioned}");
+    }
+}
+
+#[cfg(test)]
+mod scratch {
+    #[test]
+    #[ignore]
+    fn scratch_file() {
+        let input = std::fs::read_to_string(std::env::var("OXV_IN").unwrap()).unwrap();
+        let (out, n) = super::version_checked_loops(&input);
+        eprintln!("versioned {n}");
+        std::fs::write(std::env::var("OXV_OUT").unwrap(), out).unwrap();
     }
 }

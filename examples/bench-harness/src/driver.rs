@@ -408,6 +408,7 @@ fn run_one<M>(
     Row {
         name: bench.name,
         about: bench.about,
+        hint: bench.hint,
         status,
         cuda_compile_ms: build.compile_ms,
         cuda_load_ms: build.load_ms,

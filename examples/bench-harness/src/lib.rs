@@ -30,6 +30,10 @@ pub struct Bench<M> {
     pub about: &'static str,
     /// What cuda-oxide must support to compile its Rust kernel (empty: nothing new).
     pub needs: &'static str,
+    /// What its Rust kernel says that a first spelling would not, for speed
+    /// (`#[block_dims]`); empty for a kernel written as a user writes it first. The report
+    /// gives the geometric means with and without such rows.
+    pub hint: &'static str,
     /// The CUDA C++ counterpart's source.
     pub cuda_source: &'static str,
     /// The benchmark, when its Rust kernel is in this build (its feature is on).

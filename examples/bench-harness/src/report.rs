@@ -25,6 +25,8 @@ pub struct Row {
     pub name: &'static str,
     /// What it computes.
     pub about: &'static str,
+    /// The hint its Rust kernel carries, if any ([crate::Bench::hint]).
+    pub hint: &'static str,
     /// What became of it.
     pub status: Status,
     /// NVRTC time for its CUDA C++ builds.
@@ -41,6 +43,7 @@ impl Row {
         Row {
             name,
             about,
+            hint: "",
             status,
             cuda_compile_ms: 0.0,
             cuda_load_ms: 0.0,
@@ -90,6 +93,9 @@ impl Figures {
     }
 }
 
+/// A geometric mean of ratios: (geomean, lowest ratio, its benchmark, how many).
+pub type Geomean = (f64, f64, &'static str, usize);
+
 /// Everything one run of the suite measured.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
@@ -122,12 +128,43 @@ pub struct Report {
 impl Report {
     /// Geometric mean, minimum (with its benchmark) and count of the CUDA/ours ratios.
     pub fn ratios(&self) -> Option<(f64, f64, &'static str, usize)> {
+        self.ratios_of(|_| true, |f| f.ratio)
+    }
+
+    /// The geometric means the summary gives: over every row, over the rows without a hint,
+    /// and over PolyBench/GPU's (`pb_` rows), each against CUDA C++ and against
+    /// `--fmad=false`: (group, fma ratios, `--fmad=false` ratios).
+    #[allow(clippy::type_complexity)]
+    pub fn summaries(&self) -> Vec<(&'static str, Option<Geomean>, Option<Geomean>)> {
+        let groups: [(&'static str, fn(&Row) -> bool); 3] = [
+            ("all", |_| true),
+            ("without hints", |r| r.hint.is_empty()),
+            ("PolyBench/GPU", |r| r.name.starts_with("pb_")),
+        ];
+        groups
+            .into_iter()
+            .map(|(group, keep)| {
+                (
+                    group,
+                    self.ratios_of(keep, |f| f.ratio),
+                    self.ratios_of(keep, |f| f.ratio_nofma),
+                )
+            })
+            .collect()
+    }
+
+    fn ratios_of(
+        &self,
+        keep: impl Fn(&Row) -> bool,
+        pick: fn(&Figures) -> Option<f64>,
+    ) -> Option<Geomean> {
         let ratios: Vec<(f64, &'static str)> = self
             .rows
             .iter()
+            .filter(|row| keep(row))
             .filter_map(|row| {
                 let outcome = row.outcome()?;
-                Figures::of(outcome, None).ratio.map(|r| (r, row.name))
+                pick(&Figures::of(outcome, None)).map(|r| (r, row.name))
             })
             .filter(|(r, _)| *r > 0.0 && r.is_finite())
             .collect();
@@ -214,6 +251,27 @@ impl Report {
                 let _ = writeln!(out, "\nno ratios: no benchmark ran against CUDA C++");
             }
         }
+        let show = |g: Option<Geomean>| match g {
+            Some((geomean, min, name, n)) => format!("{geomean:.3} (lowest {min:.3}, {name}; {n})"),
+            None => "-".to_owned(),
+        };
+        for (group, fma, nofma) in self.summaries() {
+            let _ = writeln!(
+                out,
+                "geomean {group:<14} vs CUDA C++ {:<38} vs --fmad=false {}",
+                show(fma),
+                show(nofma)
+            );
+        }
+        let hinted: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| !r.hint.is_empty() && r.outcome().is_some())
+            .map(|r| format!("{} ({})", r.name, r.hint))
+            .collect();
+        if !hinted.is_empty() {
+            let _ = writeln!(out, "hinted rows: {}", hinted.join(", "));
+        }
         out
     }
 
@@ -275,6 +333,26 @@ impl Report {
             ]),
             None => Json::Null,
         };
+        let geomean = |g: Option<Geomean>| match g {
+            Some((geomean, min, name, n)) => Json::Obj(vec![
+                ("geomean", Json::num(geomean)),
+                ("min", Json::num(min)),
+                ("min_benchmark", Json::str(name)),
+                ("count", Json::num(n as f64)),
+            ]),
+            None => Json::Null,
+        };
+        let groups = self
+            .summaries()
+            .into_iter()
+            .map(|(group, fma, nofma)| {
+                Json::Obj(vec![
+                    ("group", Json::str(group)),
+                    ("vs_cuda", geomean(fma)),
+                    ("vs_cuda_nofma", geomean(nofma)),
+                ])
+            })
+            .collect();
         let cuda_compile: f64 = self.rows.iter().map(|r| r.cuda_compile_ms).sum();
         let cuda_load: f64 = self.rows.iter().map(|r| r.cuda_load_ms).sum();
         Json::Obj(vec![
@@ -296,6 +374,7 @@ impl Report {
                 ]),
             ),
             ("summary", summary),
+            ("geomeans", Json::Arr(groups)),
             ("all_checks_passed", Json::Bool(self.passed())),
             ("benchmarks", Json::Arr(rows)),
         ])

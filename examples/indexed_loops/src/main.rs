@@ -420,7 +420,8 @@ fn run_case(name: &str) -> ExitCode {
             }
             "rev_dot_short_a" => {
                 let mut out = s.alloc_zeros::<f32>(threads)?;
-                let short = &a[..threads * k - 2];
+                let rows = Rng::new(8).vec(threads * k - 2, |r| r.f32_in(-1.0, 1.0));
+                let short = &rows[..];
                 module.rev_dot(
                     s,
                     cfg,
