@@ -7,7 +7,7 @@
 //! branch. This pass, run on `opt`'s output ([crate::llc::compile_to_ptx]) in builds whose
 //! failed checks are bare traps, computes the conditions of a run in its first block and
 //! branches once on their conjunction; the blocks after it then only fall through. The
-//! second `opt` run merges them.
+//! second `opt` run merges them. `CUDA_OXIDE_CHECK_HOISTING=0` turns it off.
 //!
 //! A run is blocks `B1, ..., Bk` where each `Bi` (i > 1) is entered only from `Bi-1`, every
 //! `Bi` ends in `br i1 %ci` with one target the trap, no `Bi` after the first has an effect

@@ -82,9 +82,10 @@ pub struct PtxOptions {
     /// The PTX ISA version to emit, times ten (`80` for 8.0), when the module needs a newer
     /// one than `llc` emits for the target by default; `None` keeps `llc`'s default.
     pub ptx_isa: Option<u32>,
-    /// Version loops whose bounds checks a test before the loop can prove
-    /// ([crate::loop_versioning]) between two `opt` runs.
-    pub loop_versioning: bool,
+    /// Hoist checks between two `opt` runs: version loops whose bounds checks a test before
+    /// the loop can prove ([crate::loop_versioning]) and merge runs of checks
+    /// ([crate::check_merging]).
+    pub check_hoisting: bool,
 }
 
 impl Default for PtxOptions {
@@ -95,7 +96,7 @@ impl Default for PtxOptions {
             tools: None,
             sysroot: None,
             ptx_isa: None,
-            loop_versioning: true,
+            check_hoisting: true,
         }
     }
 }
@@ -295,7 +296,7 @@ pub fn compile_to_ptx(
         };
         run_opt(&input, &optimised)?;
         llc_input = optimised;
-        if options.loop_versioning && options.opt_level > 0 {
+        if options.check_hoisting && options.opt_level > 0 {
             let text = read(&llc_input)?;
             let (versioned, loops) = crate::loop_versioning::version_checked_loops(&text);
             let (versioned, merged) = crate::check_merging::merge_check_runs(&versioned);

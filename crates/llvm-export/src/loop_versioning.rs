@@ -34,7 +34,7 @@
 //! [MAX_LOOP_INSTRUCTIONS] instructions, at most [MAX_LOOPS_PER_FUNCTION] per function, and
 //! never a loop holding a convergent call (a barrier or a warp operation, which must not
 //! become control-dependent on a new condition) or inline assembly.
-//! `CUDA_OXIDE_LOOP_VERSIONING=0` turns the pass off.
+//! `CUDA_OXIDE_CHECK_HOISTING=0` turns the pass off (and [crate::check_merging]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -1711,8 +1711,8 @@ attributes #2 = {{ convergent nocallback nounwind }}
     #[test]
     fn the_copy_unrolls_and_the_checked_loop_stays() {
         let ll = two_slices("", "");
-        let options = |loop_versioning| crate::PtxOptions {
-            loop_versioning,
+        let options = |check_hoisting| crate::PtxOptions {
+            check_hoisting,
             ..Default::default()
         };
         let versioned = crate::compile_to_ptx(&ll, "sm_90", &options(true)).expect("ptx");

@@ -69,9 +69,10 @@ pub struct PipelineConfig {
     /// branching to a trap ([llvm_export::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
     /// default). Only bare traps are concerned: with panic messages it changes nothing.
     pub faulting_checks: bool,
-    /// Give loops whose bounds checks a test before the loop can prove a check-free copy
-    /// ([llvm_export::loop_versioning]; `CUDA_OXIDE_LOOP_VERSIONING`, on by default).
-    pub loop_versioning: bool,
+    /// Hoist checks between two `opt` runs: loops whose bounds checks a test before the loop
+    /// can prove get a check-free copy ([llvm_export::loop_versioning]), runs of checks branch
+    /// once ([llvm_export::check_merging]) (`CUDA_OXIDE_CHECK_HOISTING`, on by default).
+    pub check_hoisting: bool,
 }
 
 /// The cubin of a run ([PipelineConfig::cubin]): the image, or why there is none.
@@ -259,7 +260,7 @@ pub fn run_pipeline(
     let options = llvm_export::PtxOptions {
         sysroot: config.sysroot.clone(),
         ptx_isa,
-        loop_versioning: config.loop_versioning,
+        check_hoisting: config.check_hoisting,
         // The debug tier keeps every line and variable where the source has it.
         opt_level: if config.device_debug == llvm_export::DeviceDebug::Full {
             0

@@ -22,7 +22,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_NO_CUBIN",
     "CUDA_OXIDE_PANIC_MESSAGES",
     "CUDA_OXIDE_FAULTING_CHECKS",
-    "CUDA_OXIDE_LOOP_VERSIONING",
+    "CUDA_OXIDE_CHECK_HOISTING",
     "PTXAS",
 ];
 
@@ -65,10 +65,9 @@ pub struct CudaCodegenConfig {
     /// without panic messages faults at that access instead (see
     /// [CudaCodegenConfig::faulting_checks]).
     pub faulting_checks: Option<bool>,
-    /// `CUDA_OXIDE_LOOP_VERSIONING`: `0` (anything not truthy) keeps every loop as `opt`
-    /// leaves it; unset or truthy, a loop whose bounds checks a test before it can prove gets a
-    /// check-free copy (see [CudaCodegenConfig::loop_versioning]).
-    pub loop_versioning: Option<bool>,
+    /// `CUDA_OXIDE_CHECK_HOISTING`: `0` (anything not truthy) keeps every check where `opt`
+    /// leaves it; unset or truthy, checks are hoisted (see [CudaCodegenConfig::check_hoisting]).
+    pub check_hoisting: Option<bool>,
 }
 
 impl CudaCodegenConfig {
@@ -93,7 +92,7 @@ impl CudaCodegenConfig {
             no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),
             panic_messages: non_empty("CUDA_OXIDE_PANIC_MESSAGES").map(|v| is_truthy(&v)),
             faulting_checks: non_empty("CUDA_OXIDE_FAULTING_CHECKS").map(|v| is_truthy(&v)),
-            loop_versioning: non_empty("CUDA_OXIDE_LOOP_VERSIONING").map(|v| is_truthy(&v)),
+            check_hoisting: non_empty("CUDA_OXIDE_CHECK_HOISTING").map(|v| is_truthy(&v)),
             device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
         }
     }
@@ -128,10 +127,12 @@ impl CudaCodegenConfig {
         self.faulting_checks.unwrap_or(true)
     }
 
-    /// Whether loops whose bounds checks can be proven before the loop get a check-free copy
-    /// (`llvm_export::loop_versioning`): on unless `CUDA_OXIDE_LOOP_VERSIONING` turns it off.
-    pub fn loop_versioning(&self) -> bool {
-        self.loop_versioning.unwrap_or(true)
+    /// Whether checks are hoisted between two `opt` runs: a loop whose bounds checks a test
+    /// before it can prove gets a check-free copy (`llvm_export::loop_versioning`), and a run of
+    /// checks branches once (`llvm_export::check_merging`). On unless
+    /// `CUDA_OXIDE_CHECK_HOISTING` turns it off.
+    pub fn check_hoisting(&self) -> bool {
+        self.check_hoisting.unwrap_or(true)
     }
 
     /// The GPU architecture to compile for.
@@ -184,10 +185,10 @@ mod tests {
             ("CUDA_OXIDE_NO_CUBIN", "1"),
             ("CUDA_OXIDE_PANIC_MESSAGES", "1"),
             ("CUDA_OXIDE_FAULTING_CHECKS", "0"),
-            ("CUDA_OXIDE_LOOP_VERSIONING", "off"),
+            ("CUDA_OXIDE_CHECK_HOISTING", "off"),
         ]);
-        assert!(!c.loop_versioning());
-        assert!(config(&[]).loop_versioning());
+        assert!(!c.check_hoisting());
+        assert!(config(&[]).check_hoisting());
         assert_eq!(c.panic_messages, Some(true));
         assert!(!c.faulting_checks());
         assert!(config(&[]).faulting_checks());

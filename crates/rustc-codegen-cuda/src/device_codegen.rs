@@ -69,7 +69,7 @@ pub fn codegen_device_code<'tcx>(
             cubin: !config.no_cubin,
             panic_messages,
             faulting_checks: config.faulting_checks(),
-            loop_versioning: config.loop_versioning(),
+            check_hoisting: config.check_hoisting(),
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
             device_debug,
             // rustc's working directory, which cargo makes the workspace root: the spans'
