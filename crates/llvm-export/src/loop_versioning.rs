@@ -1723,15 +1723,3 @@ attributes #2 = {{ convergent nocallback nounwind }}
         assert!(versioned.contains("trap;"), "{versioned}");
     }
 }
-
-#[cfg(test)]
-mod scratch {
-    #[test]
-    #[ignore]
-    fn scratch_file() {
-        let input = std::fs::read_to_string(std::env::var("OXV_IN").unwrap()).unwrap();
-        let (out, n) = super::version_checked_loops(&input);
-        eprintln!("versioned {n}");
-        std::fs::write(std::env::var("OXV_OUT").unwrap(), out).unwrap();
-    }
-}
