@@ -22,10 +22,16 @@
 //!    `base + J * step` (computed in 128 bits, so nothing wraps) both lie in `[0, len)`: the
 //!    exact index is monotonic in `j`, so every iteration's exact index lies between the two,
 //!    and an exact index below `len` is also the wrapped one. Comparisons combined with `and`
-//!    (or a `select` standing for it) are checks each.
+//!    (or a `select` standing for it) are checks each. So are a value counting by a power of
+//!    two that must not meet an invariant (`remaining != 0`, LLVM's form of a counted-down
+//!    `i < len`: the iteration where they would meet lies after `J`), and a condition computed
+//!    before the loop (tested as it is).
 //! 4. The preheader computes those conditions and branches to a copy of the loop in which the
 //!    proven comparisons are constants, or to the original loop, unchanged, when any fails.
-//!    The second `opt` run folds the checks away and unrolls the copy, which now has one exit.
+//!    Branches the proven comparisons decide are unconditional in the copy. Values of the loop
+//!    used after it are joined with the copy's by `phi`s in the exit block (which only the loop
+//!    enters) or on the exit edges. The second `opt` run folds the rest and unrolls the copy,
+//!    which now has one exit.
 //!
 //! What the transformation preserves: the copy runs exactly the iterations the original would
 //! (the conditions are side-effect free and only choose which copy runs), and its checks are
@@ -33,7 +39,8 @@
 //! copied only when a check in it is proven, only innermost loops of at most
 //! [MAX_LOOP_INSTRUCTIONS] instructions, at most [MAX_LOOPS_PER_FUNCTION] per function, and
 //! never a loop holding a convergent call (a barrier or a warp operation, which must not
-//! become control-dependent on a new condition) or inline assembly.
+//! become control-dependent on a new condition), inline assembly, or a `noalias` scope
+//! declaration (a copy would need scopes of its own).
 //! `CUDA_OXIDE_CHECK_HOISTING=0` turns the pass off (and [crate::check_merging]).
 
 use std::collections::{HashMap, HashSet};
@@ -999,7 +1006,10 @@ fn plan_loop(function: &Function, cfg: &Cfg, lp: &Loop, convergent: &Convergent)
     }
     for &b in &lp.blocks {
         for inst in &function.blocks[b].insts {
-            let unsafe_call = inst.opcode() == "call" && convergent.call(inst.body());
+            // A scope declaration of `noalias` metadata would need scopes of its own in a copy.
+            let unsafe_call = inst.opcode() == "call"
+                && (convergent.call(inst.body())
+                    || inst.body().contains("@llvm.experimental.noalias.scope.decl"));
             if unsafe_call || matches!(inst.opcode(), "indirectbr" | "callbr" | "invoke") {
                 return None;
             }
