@@ -1009,7 +1009,9 @@ fn plan_loop(function: &Function, cfg: &Cfg, lp: &Loop, convergent: &Convergent)
             // A scope declaration of `noalias` metadata would need scopes of its own in a copy.
             let unsafe_call = inst.opcode() == "call"
                 && (convergent.call(inst.body())
-                    || inst.body().contains("@llvm.experimental.noalias.scope.decl"));
+                    || inst
+                        .body()
+                        .contains("@llvm.experimental.noalias.scope.decl"));
             if unsafe_call || matches!(inst.opcode(), "indirectbr" | "callbr" | "invoke") {
                 return None;
             }
