@@ -82,10 +82,12 @@ pub struct BundleOptions {
     #[arg(long, value_name = "LEVEL", value_enum)]
     pub device_debug: Option<DeviceDebug>,
 
-    /// Device panics record their message, `file:line:column`, block and thread for the
-    /// host's `Error::KernelPanic` (`on`, the default without `--release`) or are a bare trap
-    /// with no cost on the kernel's hot path (`off`, the default with `--release`); the same
-    /// as `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`.
+    /// Device panics, failed bounds and overflow checks included, record their message,
+    /// `file:line:column`, block and thread for the host's `Error::KernelPanic` (`on`, the
+    /// default without `--release`), or all are bare traps (`off`); the same as
+    /// `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`. Unset with
+    /// `--release`: explicit panics (`panic!`, `assert!`, `unwrap`, `expect`) record theirs,
+    /// failed checks are bare traps (no cost on the kernel's hot path).
     #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub panic_messages: Option<bool>,
@@ -279,10 +281,12 @@ pub struct BuildTarget {
     /// each operation rounds; `#[kernel(fmad)]` asks for it in one kernel.
     #[arg(long)]
     pub fmad: bool,
-    /// Device panics record their message, `file:line:column`, block and thread for the
-    /// host's `Error::KernelPanic` (`on`, the default for the dev profile) or are a bare trap
-    /// with no cost on the kernel's hot path (`off`, the default with `--release`); the same
-    /// as `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`.
+    /// Device panics, failed bounds and overflow checks included, record their message,
+    /// `file:line:column`, block and thread for the host's `Error::KernelPanic` (`on`, the
+    /// default for the dev profile), or all are bare traps (`off`); the same as
+    /// `CUDA_OXIDE_PANIC_MESSAGES=1`/`0`. `--panic-messages` alone means `on`. Unset with
+    /// `--release`: explicit panics (`panic!`, `assert!`, `unwrap`, `expect`) record theirs,
+    /// failed checks are bare traps (no cost on the kernel's hot path).
     #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub panic_messages: Option<bool>,

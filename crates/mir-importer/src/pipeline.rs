@@ -65,6 +65,10 @@ pub struct PipelineConfig {
     /// host (`CUDA_OXIDE_PANIC_MESSAGES`; on by default in builds with debug assertions).
     /// Without it, a panic is a bare trap and its message is never built.
     pub panic_messages: bool,
+    /// Whether a failed check (bounds, overflow, division) records its message too; without,
+    /// it is a bare trap (the release default: explicit panics keep their message and
+    /// location, checks cost nothing on the hot path).
+    pub check_messages: bool,
     /// Make a failed check that guards a global load or store fault at that access instead of
     /// branching to a trap ([llvm_export::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
     /// default). Only bare traps are concerned: with panic messages it changes nothing.
@@ -398,6 +402,7 @@ fn translate_module(
             variables: config.device_debug == llvm_export::DeviceDebug::Full,
             fmad: config.fmad,
             panic_messages: config.panic_messages,
+            check_messages: config.check_messages,
         };
         if let Err(source) = translator::translate_function(ctx, module_block, function, &body, fcx)
         {

@@ -111,6 +111,7 @@ pub fn collect_device_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     roots: &DeviceRoots<'tcx>,
     panic_messages: bool,
+    check_messages: bool,
 ) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
     let mut collected: Vec<DeviceFunction<'tcx>> = Vec::new();
     let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::default();
@@ -139,7 +140,7 @@ pub fn collect_device_functions<'tcx>(
             continue;
         }
         let body = tcx.instance_mir(instance.def);
-        for (callee, span, how) in callees(tcx, instance, body, panic_messages) {
+        for (callee, span, how) in callees(tcx, instance, body, panic_messages, check_messages) {
             if seen.contains(&callee) {
                 continue;
             }
@@ -397,12 +398,14 @@ fn callees<'tcx>(
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
     panic_messages: bool,
+    check_messages: bool,
 ) -> Vec<(Instance<'tcx>, Span, Use)> {
     let mut uses = Uses {
         tcx,
         instance,
         body,
         panic_messages,
+        check_messages: panic_messages && check_messages,
         out: Vec::new(),
         seen_allocs: FxHashSet::default(),
     };
@@ -417,9 +420,10 @@ struct Uses<'tcx> {
     tcx: TyCtxt<'tcx>,
     instance: Instance<'tcx>,
     body: &'tcx mir::Body<'tcx>,
-    /// Whether panics record their message (formatting methods are then descriptors, and
-    /// failed assertions call their panic function).
+    /// Whether panics record their message (formatting methods are then descriptors).
     panic_messages: bool,
+    /// Whether failed checks (`Assert`) call their panic function rather than trap.
+    check_messages: bool,
     out: Vec<(Instance<'tcx>, Span, Use)>,
     seen_allocs: FxHashSet<AllocId>,
 }
@@ -588,7 +592,7 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                     ));
                 }
             }
-            TerminatorKind::Assert { msg, .. } if self.panic_messages => {
+            TerminatorKind::Assert { msg, .. } if self.check_messages => {
                 // The panic function the importer calls when the check fails.
                 let def_id = tcx.require_lang_item(
                     mir_importer::translator::panic::assert_panic_function(msg),

@@ -55,10 +55,11 @@ pub struct CudaCodegenConfig {
     /// `CUDA_OXIDE_NO_CUBIN`: embed only the PTX (no `ptxas` at build time; the driver then
     /// compiles the PTX when the module is loaded).
     pub no_cubin: bool,
-    /// `CUDA_OXIDE_PANIC_MESSAGES`: `1` (or `true`, `yes`, `on`) makes device panics record
-    /// their message, location and thread for the host; `0` (anything else) makes them bare
-    /// traps. Unset: on in builds with debug assertions, see
-    /// [CudaCodegenConfig::panic_messages].
+    /// `CUDA_OXIDE_PANIC_MESSAGES`: `1` (or `true`, `yes`, `on`) makes every device panic,
+    /// failed checks included, record its message, location and thread for the host; `0`
+    /// (anything else) makes them all bare traps. Unset: explicit panics record theirs, failed
+    /// checks in builds with debug assertions only, see [CudaCodegenConfig::panic_messages]
+    /// and [CudaCodegenConfig::check_messages].
     pub panic_messages: Option<bool>,
     /// `CUDA_OXIDE_FAULTING_CHECKS`: `0` (anything not truthy) keeps every failed check a
     /// branch to a trap; unset or truthy, a check that guards a global load or store in a build
@@ -112,10 +113,20 @@ impl CudaCodegenConfig {
         }
     }
 
-    /// Whether device panics record their message for the host: as `CUDA_OXIDE_PANIC_MESSAGES`
-    /// says, else when the crate is compiled with debug assertions (the dev profile), so that
-    /// release builds keep the bare trap and its cost (none on the hot path).
-    pub fn panic_messages(&self, debug_assertions: bool) -> bool {
+    /// Whether explicit device panics (`panic!`, `assert!`, `unwrap`, `expect`, and those of
+    /// `core`'s functions) record their message, location and thread for the host: unless
+    /// `CUDA_OXIDE_PANIC_MESSAGES` turns them off. Their messages are built only on the
+    /// failing path, so they cost nothing on the hot path.
+    pub fn panic_messages(&self) -> bool {
+        self.panic_messages.unwrap_or(true)
+    }
+
+    /// Whether failed checks (bounds, overflow, division) record their message too: as
+    /// `CUDA_OXIDE_PANIC_MESSAGES` says, else when the crate is compiled with debug assertions
+    /// (the dev profile). A release build keeps them bare traps, which can be hoisted out of
+    /// loops, merged, and made faulting accesses (no cost on the hot path); the host then
+    /// reports a fault of the kernel and says how to get the line.
+    pub fn check_messages(&self, debug_assertions: bool) -> bool {
         self.panic_messages.unwrap_or(debug_assertions)
     }
 
@@ -192,7 +203,7 @@ mod tests {
         assert_eq!(c.panic_messages, Some(true));
         assert!(!c.faulting_checks());
         assert!(config(&[]).faulting_checks());
-        assert!(c.panic_messages(false));
+        assert!(c.panic_messages() && c.check_messages(false));
         assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
         assert!(c.no_cubin);
         assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Full));
@@ -222,14 +233,17 @@ mod tests {
         assert_eq!(c, CudaCodegenConfig::default());
     }
 
+    /// Explicit panics record their message unless told not to; failed checks do in builds
+    /// with debug assertions, or when told to.
     #[test]
     fn panic_messages_follow_debug_assertions_unless_set() {
         let unset = config(&[]);
-        assert!(unset.panic_messages(true));
-        assert!(!unset.panic_messages(false));
+        assert!(unset.panic_messages());
+        assert!(unset.check_messages(true));
+        assert!(!unset.check_messages(false));
         let off = config(&[("CUDA_OXIDE_PANIC_MESSAGES", "0")]);
-        assert!(!off.panic_messages(true));
+        assert!(!off.panic_messages() && !off.check_messages(true));
         let on = config(&[("CUDA_OXIDE_PANIC_MESSAGES", "on")]);
-        assert!(on.panic_messages(false));
+        assert!(on.panic_messages() && on.check_messages(false));
     }
 }

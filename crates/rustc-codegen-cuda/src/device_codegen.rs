@@ -33,11 +33,13 @@ pub fn codegen_device_code<'tcx>(
     if roots.is_empty() {
         return None;
     }
-    let panic_messages = config.panic_messages(tcx.sess.opts.debug_assertions);
-    let collected = match collector::collect_device_functions(tcx, &roots, panic_messages) {
-        Ok(collected) => collected,
-        Err(forbidden) => report_forbidden_call(tcx, &forbidden),
-    };
+    let panic_messages = config.panic_messages();
+    let check_messages = config.check_messages(tcx.sess.opts.debug_assertions);
+    let collected =
+        match collector::collect_device_functions(tcx, &roots, panic_messages, check_messages) {
+            Ok(collected) => collected,
+            Err(forbidden) => report_forbidden_call(tcx, &forbidden),
+        };
     let collect_time = started.elapsed();
 
     let crate_name = tcx.crate_name(LOCAL_CRATE).to_string();
@@ -68,6 +70,7 @@ pub fn codegen_device_code<'tcx>(
             fmad: config.fmad,
             cubin: !config.no_cubin,
             panic_messages,
+            check_messages,
             faulting_checks: config.faulting_checks(),
             check_hoisting: config.check_hoisting(),
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),

@@ -45,6 +45,9 @@ pub struct FunctionContext<'a> {
     /// Whether panics record their message, location and thread for the host
     /// (`CUDA_OXIDE_PANIC_MESSAGES`); without, a panic is a bare trap.
     pub panic_messages: bool,
+    /// Whether a failed check (bounds, overflow, division) records its message too; without,
+    /// it branches to a bare trap, which later passes may hoist or make fault (release builds).
+    pub check_messages: bool,
 }
 
 /// A panic function's name and argument types: what a shared failure block is found by.
@@ -80,6 +83,8 @@ pub struct FnTranslator<'a> {
     block_count: usize,
     /// Whether panics record their message for the host (`CUDA_OXIDE_PANIC_MESSAGES`).
     pub(crate) panic_messages: bool,
+    /// Whether a failed `Assert` (a check) records its message; else it traps.
+    pub(crate) check_messages: bool,
     /// Where new ops go.
     pub(crate) inserter: IRInserter<DummyListener>,
     func: FuncOp,
@@ -127,6 +132,7 @@ pub fn translate_function(
         variables,
         fmad,
         panic_messages,
+        check_messages,
     } = fcx;
     let name = Identifier::try_from(function.export_name.as_str()).map_err(|_| {
         TranslationError::unsupported(format!(
@@ -223,6 +229,7 @@ pub fn translate_function(
         shared_failure_blocks: super::panic::shares_failure_blocks(body).then(HashMap::new),
         block_count: 1,
         panic_messages,
+        check_messages: panic_messages && check_messages,
         inserter: IRInserter::new_at_block_end(entry),
         func,
         current_span: None,

@@ -15,8 +15,10 @@
 //!   ([super::caller_location]), so `unwrap()`, `expect()`, indexing and slicing report the
 //!   user's line.
 //!
-//! All of this only with panic messages on (`CUDA_OXIDE_PANIC_MESSAGES`, on by default in
-//! builds with debug assertions); without, a block that can only panic is one `trap`.
+//! All of this only with panic messages on (`CUDA_OXIDE_PANIC_MESSAGES`); without, a block
+//! that can only panic is one `trap`. The first point also needs check messages, which a build
+//! without debug assertions leaves off unless the variable asks for them: its failed checks
+//! branch to the function's one bare trap, while its explicit panics keep their messages.
 
 use dialect_mir::ops::UnreachableOp;
 use pliron::basic_block::BasicBlock;

@@ -77,7 +77,7 @@ impl FnTranslator<'_> {
                     holds = self.emit(|ctx| NotOp::new(ctx, holds)).result(self.ctx);
                 }
                 let target = self.block(*target)?;
-                let (fail, values) = if self.panic_messages {
+                let (fail, values) = if self.check_messages {
                     self.assert_failure(msg)?
                 } else {
                     (self.trap_block(), vec![])
