@@ -610,6 +610,7 @@ mod tests {
         let ran = |name, o| Row {
             name,
             about: "what",
+            hint: if name == "slow" { "#[block_dims]" } else { "" },
             status: Status::Ran(o),
             cuda_compile_ms: 5.0,
             cuda_load_ms: 2.0,
@@ -648,6 +649,29 @@ mod tests {
         let table = r.table();
         assert!(table.contains("geomean ratio 1.000 over 2 benchmarks; lowest 0.500 (slow)"));
         assert!(table.contains("off         disabled: its Rust kernel needs cargo feature `off`"));
+    }
+
+    /// The geometric means with and without hinted rows: "slow" carries a hint.
+    #[test]
+    fn geomeans_with_and_without_hints() {
+        let r = report();
+        let groups = r.summaries();
+        let (_, all, _) = groups[0];
+        let (_, unhinted, _) = groups[1];
+        assert_eq!(all.map(|g| g.3), Some(2));
+        let (geomean, _, name, n) = unhinted.expect("one row without a hint");
+        assert!((geomean - 2.0).abs() < 1e-12);
+        assert_eq!((name, n), ("fast", 1));
+        assert!(groups[2].1.is_none(), "no PolyBench rows");
+        let table = r.table();
+        assert!(
+            table.contains("hinted rows: slow (#[block_dims])"),
+            "{table}"
+        );
+        assert!(
+            table.contains("geomean without hints  vs CUDA C++ 2.000"),
+            "{table}"
+        );
     }
 
     #[test]
