@@ -197,7 +197,7 @@ fn dry_run<M>(suite: &[Bench<M>], cli: &Cli) -> ExitCode {
         } else {
             format!("disabled (feature `{}`; needs {})", bench.name, bench.needs)
         };
-        println!("{:<11} {:<60} {state}", bench.name, bench.about);
+        println!("{:<16} {:<60} {state}", bench.name, bench.about);
         if !defines_kernel(bench.cuda_source, bench.name) {
             println!(
                 "    FAIL cuda/{}.cu does not define `extern \"C\" __global__ void {}(...)`",

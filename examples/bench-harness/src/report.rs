@@ -225,7 +225,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "{:<11} {:<16} {:>9} {:>9} {:>6} {:>9} {:>6} {:>8} {:>6} {:>8}  check",
+            "{:<16} {:<16} {:>9} {:>9} {:>6} {:>9} {:>6} {:>8} {:>6} {:>8}  check",
             "benchmark",
             "size",
             "ours ms",
@@ -280,12 +280,12 @@ impl Report {
             Status::Ran(outcome) => outcome,
             Status::Disabled => {
                 return format!(
-                    "{:<11} disabled: its Rust kernel needs cargo feature `{}`",
+                    "{:<16} disabled: its Rust kernel needs cargo feature `{}`",
                     row.name, row.name
                 );
             }
-            Status::Failed(why) => return format!("{:<11} FAILED: {why}", row.name),
-            Status::Skipped(why) => return format!("{:<11} skipped: {why}", row.name),
+            Status::Failed(why) => return format!("{:<16} FAILED: {why}", row.name),
+            Status::Skipped(why) => return format!("{:<16} skipped: {why}", row.name),
         };
         let f = Figures::of(outcome, self.copy_gb_s);
         let ms = |c| {
@@ -307,7 +307,7 @@ impl Report {
             format!("FAIL vs {}", failed.join(", "))
         };
         format!(
-            "{:<11} {:<16} {:>9} {:>9} {:>6} {:>9} {:>6} {:>8} {:>6} {:>8}  {check}",
+            "{:<16} {:<16} {:>9} {:>9} {:>6} {:>9} {:>6} {:>8} {:>6} {:>8}  {check}",
             row.name,
             outcome.size,
             ms(Contender::Ours),
@@ -648,7 +648,9 @@ mod tests {
         assert!(r.passed());
         let table = r.table();
         assert!(table.contains("geomean ratio 1.000 over 2 benchmarks; lowest 0.500 (slow)"));
-        assert!(table.contains("off         disabled: its Rust kernel needs cargo feature `off`"));
+        assert!(
+            table.contains("off              disabled: its Rust kernel needs cargo feature `off`")
+        );
     }
 
     /// The geometric means with and without hinted rows: "slow" carries a hint.
