@@ -210,19 +210,20 @@ pub enum Error {
         source: DriverFailure,
     },
 
-    /// A kernel stopped with a fault: a trap (a panic in device code: index out of bounds,
-    /// `unwrap` on `None`, arithmetic overflow...), an illegal address or instruction.
+    /// A kernel stopped with a fault: a trap (a failed check in device code: index out of bounds,
+    /// division by zero, and any panic in a build without messages), an illegal address or
+    /// instruction.
     ///
     /// The driver reports a fault to the next call on the context without saying which kernel
     /// caused it. When one kernel launched through cuda-host was in flight it is that one;
     /// when several were, `in_flight` lists them all and any of them may be the one.
     #[error(
-        "{culprit} faulted on the GPU: {source}\nhint: a panic in device code (an index \
-         out of bounds, `unwrap` on `None`, an overflow) stops the kernel with a trap, or with \
-         an illegal address at the access a failed check guards, which the driver reports like \
-         this; check the indices the kernel computes against the \
-         lengths of its buffers. A build with panic messages (the default without `--release`, \
-         or CUDA_OXIDE_PANIC_MESSAGES=1 when building) reports a panic's message, \
+        "{culprit} faulted on the GPU: {source}\nhint: a failed check in device code (an index \
+         out of bounds, a division by zero; in a build without messages, any panic) stops the \
+         kernel with a trap, or with an illegal address at the access the check guards, which \
+         the driver reports like this; check the indices the kernel computes against the \
+         lengths of its buffers. A build with check messages (the default without `--release`, \
+         or CUDA_OXIDE_PANIC_MESSAGES=1 when building) reports the check's message, \
          file:line:column, block and thread instead of this fault.{narrow} The CUDA context \
          cannot be used after a fault: create a new process to continue",
         culprit = fault_culprit(kernel, in_flight),
