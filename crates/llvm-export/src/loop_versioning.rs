@@ -510,6 +510,8 @@ struct Plan {
 /// The affine analysis of one loop's values.
 struct Analysis<'f> {
     function: &'f Function,
+    /// Block index by label.
+    index: HashMap<&'f str, usize>,
     lp: &'f Loop,
     defs: HashMap<&'f str, (usize, usize)>,
     memo: HashMap<String, Option<Affine>>,
@@ -533,6 +535,7 @@ impl<'f> Analysis<'f> {
         }
         Analysis {
             function,
+            index: function.block_index(),
             lp,
             defs,
             memo: HashMap::new(),
@@ -733,8 +736,7 @@ impl<'f> Analysis<'f> {
     /// iteration count.
     fn exit_test(&mut self, cfg: &Cfg, b: usize) -> Option<ExitTest> {
         let (cond, t, f) = self.function.blocks[b].terminator().cond_br()?;
-        let index = self.function.block_index();
-        let (t, f) = (index[t], index[f]);
+        let (t, f) = (self.index[t], self.index[f]);
         let continues_on_true = match (self.lp.in_loop[t], self.lp.in_loop[f]) {
             (true, false) if !cfg.failure[f] => true,
             (false, true) if !cfg.failure[t] => false,
@@ -1024,14 +1026,13 @@ fn plan_loop(function: &Function, cfg: &Cfg, lp: &Loop, convergent: &Convergent)
         .copied()
         .filter(|&b| cfg.dominates(b, lp.latch))
         .find_map(|b| analysis.exit_test(cfg, b))?;
-    let index = function.block_index();
     let mut requires = Vec::new();
     let mut proven = Vec::new();
     for &b in &lp.blocks {
         let Some((cond, t, f)) = function.blocks[b].terminator().cond_br() else {
             continue;
         };
-        let (t, f) = (index[t], index[f]);
+        let (t, f) = (analysis.index[t], analysis.index[f]);
         let holds = match (cfg.failure[t], cfg.failure[f]) {
             (false, true) if !lp.in_loop[f] => true,
             (true, false) if !lp.in_loop[t] => false,
@@ -1050,8 +1051,8 @@ fn plan_loop(function: &Function, cfg: &Cfg, lp: &Loop, convergent: &Convergent)
             let terminator = function.blocks[b].terminator();
             let succs = match terminator.cond_br() {
                 Some((cond, t, f)) => match decided(&analysis, cond, &proven) {
-                    Some(true) => vec![index[t]],
-                    Some(false) => vec![index[f]],
+                    Some(true) => vec![analysis.index[t]],
+                    Some(false) => vec![analysis.index[f]],
                     None => cfg.succs[b].clone(),
                 },
                 None => cfg.succs[b].clone(),

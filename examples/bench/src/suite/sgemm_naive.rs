@@ -1,23 +1,45 @@
 use bench_harness::{Ctx, Failure, Outcome, Spec, Tolerance, Work, ptr, u32_arg};
-use cuda_host::LaunchConfig;
+use cuda_host::{CudaSlice, CudaStream, LaunchConfig};
 
 use crate::kernels::ours;
 
 /// `sgemm_naive`: Rust's semantics, each product rounded, then each sum.
 #[cfg(feature = "sgemm_naive")]
 pub fn run(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
-    run_variant(h, false)
+    run_variant(h, false, |o, s, cfg, a, b, c, m, n, k| {
+        o.sgemm_naive(s, cfg, a, b, c, m, n, k)
+    })
 }
 
 /// `sgemm_naive_fmad`: the same kernel with `#[kernel(fmad)]`.
 #[cfg(feature = "sgemm_naive_fmad")]
 pub fn run_fmad(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
-    run_variant(h, true)
+    run_variant(h, true, |o, s, cfg, a, b, c, m, n, k| {
+        o.sgemm_naive_fmad(s, cfg, a, b, c, m, n, k)
+    })
 }
+
+/// Launches one of the two Rust kernels: (module, stream, config, a, b, c, m, n, k), as
+/// `sgemm`'s variants do.
+type Launch = fn(
+    &ours::Module,
+    &CudaStream,
+    LaunchConfig,
+    &CudaSlice<f32>,
+    &CudaSlice<f32>,
+    &mut CudaSlice<f32>,
+    u32,
+    u32,
+    u32,
+) -> Result<(), cuda_host::Error>;
 
 /// `c = a × b` for `a` of `m × k` and `b` of `k × n`, one thread per element of `c` in
 /// 16 × 16 blocks. The sizes are not multiples of the block, nor equal.
-fn run_variant(h: &mut Ctx<'_, ours::Module>, fmad: bool) -> Result<Outcome, Failure> {
+fn run_variant(
+    h: &mut Ctx<'_, ours::Module>,
+    fmad: bool,
+    launch: Launch,
+) -> Result<Outcome, Failure> {
     let (m, n, k) = (h.size(1000, 200), h.size(1100, 220), h.size(1024, 256));
     let a = h.rng.vec(m * k, |r| r.f32_in(-1.0, 1.0));
     let b = h.rng.vec(k * n, |r| r.f32_in(-1.0, 1.0));
@@ -54,16 +76,7 @@ fn run_variant(h: &mut Ctx<'_, ours::Module>, fmad: bool) -> Result<Outcome, Fai
     let (m32, n32, k32) = (m as u32, n as u32, k as u32);
     h.compare(
         spec,
-        |c| {
-            if fmad {
-                #[cfg(feature = "sgemm_naive_fmad")]
-                return ours.sgemm_naive_fmad(s, cfg, &a_d, &b_d, c, m32, n32, k32);
-            }
-            #[cfg(feature = "sgemm_naive")]
-            return ours.sgemm_naive(s, cfg, &a_d, &b_d, c, m32, n32, k32);
-            #[allow(unreachable_code)]
-            Ok(())
-        },
+        |c| launch(ours, s, cfg, &a_d, &b_d, c, m32, n32, k32),
         // SAFETY: sgemm_naive.cu takes (const float* a, const float* b, float* c, unsigned m,
         // unsigned n, unsigned k) with m x k, k x n and m x n elements.
         |f, c| unsafe { f.launch(s, cfg, &[pa, pb, ptr(s, c), ma, na, ka]) },
