@@ -50,13 +50,24 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
         std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
     }
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    for name in &examples {
+    // The architecture is part of every crate's build (the backend reads it), so a change of
+    // architecture rebuilds the dependencies: the examples that name their own go last.
+    let mut builds: Vec<(Option<String>, &String)> = examples
+        .iter()
+        .map(|name| {
+            (
+                example_arch(&examples_dir.join(name).join("Cargo.toml")),
+                name,
+            )
+        })
+        .collect();
+    builds.sort_by_key(|(arch, _)| arch.is_some());
+    for (arch, name) in builds {
         let target = BuildTarget {
             example: Some(name.clone()),
             manifest_path: None,
             release: options.release,
-            arch: example_arch(&examples_dir.join(name).join("Cargo.toml"))
-                .or_else(|| options.arch.clone()),
+            arch: arch.or_else(|| options.arch.clone()),
             features: Vec::new(),
             verbose: false,
             device_debug: options.device_debug,
