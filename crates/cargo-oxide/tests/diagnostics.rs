@@ -241,9 +241,9 @@ fn atomics_on_unsupported_types_are_build_errors() {
 fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
     let case = Case {
         name: "error_inside_core",
-        helper: "let r = unsafe { core::arch::x86_64::_mm_rcp_ps(core::arch::x86_64::_mm_set1_ps(1.0)) };\n    \
+        helper: "let r = unsafe { core::arch::x86_64::_mm_round_ps::<0>(core::arch::x86_64::_mm_set1_ps(1.0)) };\n    \
                  unsafe { core::arch::x86_64::_mm_cvtss_f32(r) as u32 + x }",
-        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse.rcp.ps`",
+        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse41.round.ps`",
     };
     let root = repo().join("tests/fixtures/target/diagnostics");
     let manifest = write_case(&root, &case);
@@ -256,7 +256,7 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
         "not the user's line:\n{text}"
     );
     assert!(
-        text.contains("_mm_rcp_ps(core::arch"),
+        text.contains("_mm_round_ps::<0>(core::arch"),
         "the user's line is not shown:\n{text}"
     );
     let chain = text
@@ -266,7 +266,7 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
     let positions: Vec<Option<usize>> = [
         "`error_inside_core::k` (error_inside_core)",
         "`error_inside_core::helper` (error_inside_core)",
-        "`core::core_arch::x86::sse::_mm_rcp_ps` (core)",
+        "`core::core_arch::x86::sse41::_mm_round_ps::<0>` (core)",
     ]
     .iter()
     .map(|step| chain.find(step))
@@ -370,20 +370,20 @@ fn host_cpu_paths_of_dependencies_are_errors_naming_the_crate_and_the_chain() {
     );
 }
 
-/// An x86 SIMD intrinsic whose LLVM intrinsic has no GPU version (`_mm_rcp_ps`, an
-/// approximation whose bits only the CPU defines) names it, where `core` declares it, and the
-/// chain.
+/// An x86 SIMD intrinsic beyond the x86-64 baseline (SSE4.1's `_mm_round_ps`, which a crate
+/// reaches only behind feature detection or a `target_feature` the host build does not enable)
+/// names the LLVM intrinsic, where `core` declares it, and the chain.
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn x86_intrinsics_without_a_gpu_version_are_errors_naming_them() {
     let root = repo().join("tests/fixtures/target/diagnostics");
     let case = Case {
-        name: "x86_rcp",
+        name: "x86_round",
         helper: "use core::arch::x86_64::*;\n    \
-                 let r = unsafe { _mm_rcp_ps(_mm_set1_ps(x as f32)) };\n    \
+                 let r = unsafe { _mm_round_ps::<0>(_mm_set1_ps(x as f32)) };\n    \
                  unsafe { _mm_cvtss_f32(r) as u32 }",
-        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse.rcp.ps` (declared as \
-                   `core::core_arch::x86::sse::rcpps`)",
+        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse41.round.ps` (declared as \
+                   `core::core_arch::x86::sse41::roundps`)",
     };
     let text = failed_build(&write_case(&root, &case));
     assert!(text.contains(case.expected), "{text}");
@@ -394,11 +394,29 @@ fn x86_intrinsics_without_a_gpu_version_are_errors_naming_them() {
     assert_chain(
         &text,
         &[
-            "`x86_rcp::k` (x86_rcp)",
-            "`x86_rcp::helper` (x86_rcp)",
-            "`core::core_arch::x86::sse::_mm_rcp_ps` (core)",
+            "`x86_round::k` (x86_round)",
+            "`x86_round::helper` (x86_round)",
+            "`core::core_arch::x86::sse41::_mm_round_ps::<0>` (core)",
         ],
     );
+}
+
+/// The baseline's one part without a GPU version, the MXCSR register (`_mm_getcsr`,
+/// `_mm_setcsr`, `_MM_GET_*`, `_MM_SET_*`), is an error saying why.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_mxcsr_register_is_an_error_saying_why() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let case = Case {
+        name: "x86_mxcsr",
+        helper: "#[allow(deprecated)]\n    \
+                 let csr = unsafe { core::arch::x86_64::_mm_getcsr() };\n    \
+                 csr + x",
+        expected: "the CPU's floating-point control and status register (MXCSR",
+    };
+    let text = failed_build(&write_case(&root, &case));
+    assert!(text.contains(case.expected), "{text}");
+    assert!(text.contains("the GPU has no such register"), "{text}");
 }
 
 /// A `&T` kernel parameter is a grid constant (a read-only copy in the parameter space): an

@@ -63,33 +63,6 @@ pub mod libm {
     }
 }
 
-/// CPU identification (`core::arch::x86_64::__cpuid_count`, `_xgetbv`), which crates read to
-/// choose an implementation at run time. The GPU is no x86 CPU: it reports no leaves and no
-/// features, so such crates take their portable paths.
-#[cfg(target_arch = "x86_64")]
-pub mod x86 {
-    use core::arch::x86_64::CpuidResult;
-
-    /// `core::arch::x86_64::__cpuid_count`: every register 0 (highest leaf 0, no features).
-    pub fn __cpuid_count(_leaf: u32, _sub_leaf: u32) -> CpuidResult {
-        CpuidResult {
-            eax: 0,
-            ebx: 0,
-            ecx: 0,
-            edx: 0,
-        }
-    }
-
-    /// `core::arch::x86_64::_xgetbv`: no extended state enabled.
-    ///
-    /// # Safety
-    ///
-    /// None needed; `unsafe` only to match the signature of the function it replaces.
-    pub unsafe fn _xgetbv(_xcr_no: u32) -> u64 {
-        0
-    }
-}
-
 /// `core`'s panic entry points (`core` ships them without MIR): each formats its message as
 /// `core` does and hands it to [`crate::panic::record`], which writes it for the host and
 /// traps. Those that are `#[track_caller]` in `core` are here too, so that callers pass them

@@ -7,7 +7,9 @@
 //!   machine code exists), such as `memchr_aligned`;
 //! - the paths that crates take because device code is compiled from the host's MIR, where
 //!   `cfg(target_arch = "x86_64")` and `cfg(target_feature = "sse2")` hold: inline assembly
-//!   (`libm`'s `sqrtsd`) and CPU identification (`cpuid`, `xgetbv`).
+//!   (`libm`'s `sqrtsd`). CPU identification (`cpuid`, `xgetbv`) is answered where it is
+//!   computed instead (`translator::inline_asm`, `translator::x86`), so that it holds however
+//!   far a release build inlines it.
 //!
 //! The x86 SIMD intrinsics of `core::arch` are not here: most are Rust over the portable
 //! `simd_*` intrinsics (`translator::simd`), the rest call LLVM's x86 intrinsics, which the
@@ -69,10 +71,6 @@ shims! {
     "libm::math::arch::x86::sqrtf" => "cuda_device::shims::libm::sqrtf",
     "libm::math::arch::x86::fma::fma" => "cuda_device::shims::libm::fma",
     "libm::math::arch::x86::fma::fmaf" => "cuda_device::shims::libm::fmaf";
-    /// CPU identification (inline assembly): the GPU reports no x86 features, so crates that
-    /// detect them at run time take their portable paths.
-    "core::core_arch::x86::cpuid::__cpuid_count" => "cuda_device::shims::x86::__cpuid_count",
-    "core::core_arch::x86::xsave::_xgetbv" => "cuda_device::shims::x86::_xgetbv";
     /// `alloc`'s calls of the global allocator, which rustc defines for the host program: on
     /// the device, the device heap (CUDA's `malloc`/`free`).
     "alloc::alloc::__rust_alloc" => "cuda_device::shims::alloc::__rust_alloc",

@@ -1065,9 +1065,8 @@ fn type_arg(instance: &Instance, index: usize) -> TResult<Ty> {
 }
 
 #[cfg(test)]
-/// The names of the intrinsics `core` declares: every `fn` after a `#[rustc_intrinsic]`
-/// attribute in the toolchain's `library/core/src/intrinsics/` (`rust-src`).
-pub(crate) fn declared_intrinsics() -> Vec<String> {
+/// `relative` in the toolchain's standard library source (`rust-src`), which must exist.
+pub(crate) fn library_source(relative: &str) -> std::path::PathBuf {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let out = std::process::Command::new(rustc)
         .args(["--print", "sysroot"])
@@ -1075,14 +1074,22 @@ pub(crate) fn declared_intrinsics() -> Vec<String> {
         .output()
         .expect("rustc runs");
     let sysroot = String::from_utf8(out.stdout).expect("a UTF-8 path");
-    let dir = std::path::Path::new(sysroot.trim())
-        .join("lib/rustlib/src/rust/library/core/src/intrinsics");
+    let path = std::path::Path::new(sysroot.trim())
+        .join("lib/rustlib/src/rust/library")
+        .join(relative);
     assert!(
-        dir.is_dir(),
+        path.exists(),
         "{} is missing: the toolchain's `rust-src` component is needed",
-        dir.display()
+        path.display()
     );
-    let mut files = vec![dir];
+    path
+}
+
+#[cfg(test)]
+/// The names of the intrinsics `core` declares: every `fn` after a `#[rustc_intrinsic]`
+/// attribute in the toolchain's `library/core/src/intrinsics/` (`rust-src`).
+pub(crate) fn declared_intrinsics() -> Vec<String> {
+    let mut files = vec![library_source("core/src/intrinsics")];
     let mut names = Vec::new();
     while let Some(path) = files.pop() {
         if path.is_dir() {

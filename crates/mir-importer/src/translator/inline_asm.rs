@@ -1,14 +1,18 @@
 //! Inline `asm!` in device code. Device code is compiled from the host's MIR, so assembly is
-//! x86 assembly. Its few pure arithmetic forms that crates use as fast paths (`libm`'s
-//! `sqrtss`/`sqrtsd` and FMA instructions) are recognised here by their template and become
-//! the `mir.math` operation they compute, exactly rounded like the instruction. Anything else
-//! is a build error naming the template.
+//! x86 assembly. The forms that `core` and popular crates use are recognised here by their
+//! template: pure arithmetic (`libm`'s `sqrtss`/`sqrtsd` and FMA instructions) becomes the
+//! `mir.math` operation it computes, exactly rounded like the instruction; `core::arch`'s
+//! non-temporal stores (`_mm_stream_ps` & co.) become plain stores; `cpuid` answers what an
+//! x86-64 CPU with only the baseline features would ([super::x86::BASELINE_CPUID]). Anything
+//! else is a build error naming the template.
 //!
 //! These usually arrive through the `mir_importer::shims` table, which swaps the whole function
 //! holding them; a release build inlines such small functions into their callers at the MIR
 //! level, so the assembly then turns up here instead.
 
-use dialect_mir::ops::MathFn;
+use dialect_mir::ops::{ConstantOp, EqOp, IntCastOp, MathFn, PtrCastOp, SelectOp, StoreOp};
+use pliron::builtin::types::{IntegerType, Signedness};
+use pliron::r#type::Typed;
 use rustc_public::mir::InlineAsmOperand;
 
 use super::body::FnTranslator;
@@ -28,6 +32,21 @@ const PURE_X86_ASM: &[(&str, MathFn, &[usize])] = &[
     ("vfmaddsd {0}, {0}, {1}, {2}", MathFn::Fma, &[0, 1, 2]),
 ];
 
+/// `core::arch`'s non-temporal stores (`_mm_stream_ps`, `_mm_stream_si128`, `_mm_stream_pd`,
+/// `_mm_stream_si32`, `_mm_stream_si64`): operand 0 is the address, operand 1 the value. The
+/// cache hint means nothing to a GPU thread; the store is a store.
+const NON_TEMPORAL_STORES: &[&str] = &[
+    "movntps [{0}],{1}",
+    "movntpd [{0}],{1}",
+    "movntdq [{0}],{1}",
+    "movnti [{0}],{1:e}",
+    "movnti [{0}],{1}",
+];
+
+/// `core::arch::x86_64::__cpuid_count`'s assembly: operand 0 receives `ebx`; the others are
+/// `eax` (in: the leaf), `ecx` (in: the sub-leaf) and `edx`, by register.
+const CPUID: &str = "mov {0:r}, rbx\ncpuid\nxchg {0:r}, rbx";
+
 /// The template of an `asm!` as written with positional placeholders (`sqrtss {0}, {0}`), from
 /// the debug form of rustc's template pieces that stable MIR gives
 /// (`[String("sqrtss "), Placeholder { operand_idx: 0, modifier: None, span: .. }, ..]`).
@@ -39,10 +58,12 @@ pub fn template_text(pieces: &str) -> Option<String> {
         if let Some(after) = rest.strip_prefix("String(\"") {
             let end = after.find("\")")?;
             let literal = &after[..end];
-            if literal.contains('\\') {
+            // Lines of a multi-line template are joined by `\n`, which the debug form escapes;
+            // any other escape is not a form recognised here.
+            if literal.replace("\\n", "").contains('\\') {
                 return None;
             }
-            text.push_str(literal);
+            text.push_str(&literal.replace("\\n", "\n"));
             rest = &after[end + 2..];
         } else {
             let after = rest.strip_prefix("Placeholder { operand_idx: ")?;
@@ -85,6 +106,14 @@ impl FnTranslator<'_> {
         destination: Option<usize>,
     ) -> TResult<()> {
         let text = template_text(template);
+        if let Some(text) = text.as_deref() {
+            if NON_TEMPORAL_STORES.contains(&text) {
+                return self.translate_asm_store(text, operands, destination);
+            }
+            if text == CPUID {
+                return self.translate_cpuid(operands, destination);
+            }
+        }
         let pure = options.contains("PURE") && options.contains("NOMEM");
         let known = text.as_deref().and_then(|text| {
             PURE_X86_ASM
@@ -119,6 +148,92 @@ impl FnTranslator<'_> {
     }
 }
 
+impl FnTranslator<'_> {
+    /// A non-temporal store of operand 1 at the address operand 0.
+    fn translate_asm_store(
+        &mut self,
+        text: &str,
+        operands: &[InlineAsmOperand],
+        destination: Option<usize>,
+    ) -> TResult<()> {
+        let input = |index: usize| operands.get(index).and_then(|op| op.in_value.as_ref());
+        let (Some(address), Some(value)) = (input(0), input(1)) else {
+            unsupported!("inline `asm!` `{text}` without its address and value")
+        };
+        let (Some(address), Some(value)) = (
+            self.translate_operand(address)?,
+            self.translate_operand(value)?,
+        ) else {
+            unsupported!("inline `asm!` `{text}` with a zero-sized operand")
+        };
+        let value_ty = value.get_type(self.ctx);
+        let value_ptr = dialect_mir::types::PtrType::get_generic(self.ctx, value_ty).into();
+        let at = self
+            .emit(|ctx| PtrCastOp::new(ctx, address, value_ptr))
+            .result(self.ctx);
+        self.emit(|ctx| StoreOp::new(ctx, value, at));
+        self.continue_to(destination)
+    }
+
+    /// `cpuid`: the registers an x86-64 CPU with only the baseline features gives for the leaf
+    /// in `eax` ([super::x86::BASELINE_CPUID]; zeros for any other leaf).
+    fn translate_cpuid(
+        &mut self,
+        operands: &[InlineAsmOperand],
+        destination: Option<usize>,
+    ) -> TResult<()> {
+        let register = |name: &str| {
+            operands
+                .iter()
+                .position(|op| op.raw_rpr.contains(&format!("Reg(X86({name}))")))
+        };
+        let (Some(eax), Some(ecx), Some(edx)) = (register("ax"), register("cx"), register("dx"))
+        else {
+            unsupported!("inline `asm!` `cpuid` whose operands are not `eax`, `ecx` and `edx`")
+        };
+        let Some(leaf) = operands[eax].in_value.as_ref() else {
+            unsupported!("inline `asm!` `cpuid` without a leaf in `eax`")
+        };
+        let Some(leaf) = self.translate_operand(leaf)? else {
+            unsupported!("inline `asm!` `cpuid` with a zero-sized leaf")
+        };
+        let u32_ty = IntegerType::get(self.ctx, 32, Signedness::Unsigned);
+        let leaf = self
+            .emit(|ctx| IntCastOp::new(ctx, leaf, u32_ty.into()))
+            .result(self.ctx);
+        // Register `r` (eax, ebx, ecx, edx) of the answer: a chain of selects over the leaves.
+        for (r, operand) in [eax, 0, ecx, edx].into_iter().enumerate() {
+            let Some(place) = operands.get(operand).and_then(|op| op.out_place.as_ref()) else {
+                continue;
+            };
+            let mut value = self
+                .emit(|ctx| ConstantOp::new_int(ctx, u32_ty, 0))
+                .result(self.ctx);
+            for &(known, registers) in super::x86::BASELINE_CPUID {
+                let known = self
+                    .emit(|ctx| ConstantOp::new_int(ctx, u32_ty, u128::from(known)))
+                    .result(self.ctx);
+                let answer = self
+                    .emit(|ctx| ConstantOp::new_int(ctx, u32_ty, u128::from(registers[r])))
+                    .result(self.ctx);
+                let is_leaf = self
+                    .emit(|ctx| EqOp::new(ctx, leaf, known))
+                    .result(self.ctx);
+                value = self
+                    .emit(|ctx| SelectOp::new(ctx, is_leaf, answer, value))
+                    .result(self.ctx);
+            }
+            let ty = self.place_type(place)?;
+            let ty = self.types.translate(self.ctx, ty)?;
+            let value = self
+                .emit(|ctx| IntCastOp::new(ctx, value, ty))
+                .result(self.ctx);
+            self.store_result(place, Some(value))?;
+        }
+        self.continue_to(destination)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +248,35 @@ mod tests {
                         span: a.rs:1:1: 1:2 (#0) }]";
         assert_eq!(template_text(modified).as_deref(), Some("mov {1:e}"));
         assert_eq!(template_text("not pieces"), None);
+    }
+
+    /// Every `asm!` of the baseline's functions (the non-temporal stores) is recognised:
+    /// `core` writes them as `vps!("movntps", ",{a}")`, `[{p}]` between the two.
+    #[test]
+    fn every_assembly_form_of_the_baseline_is_recognised() {
+        let mut forms = 0;
+        for text in super::super::x86::tests::baseline_sources() {
+            for (at, _) in text.match_indices("vps!(\"") {
+                let rest = &text[at + 6..];
+                let mnemonic = &rest[..rest.find('"').unwrap()];
+                let operand = rest.split('"').nth(2).unwrap();
+                let operand = operand.replace("{a", "{1");
+                let form = format!("{mnemonic} [{{0}}]{operand}");
+                assert!(NON_TEMPORAL_STORES.contains(&form.as_str()), "{form}");
+                forms += 1;
+            }
+        }
+        assert_eq!(forms, 5);
+    }
+
+    #[test]
+    fn multi_line_templates_read_back() {
+        let pieces = "[String(\"mov \"), Placeholder { operand_idx: 0, modifier: Some('r'), \
+                      span: a.rs:1:1: 1:2 (#0) }, String(\", rbx\\ncpuid\\nxchg \"), Placeholder { \
+                      operand_idx: 0, modifier: Some('r'), span: a.rs:1:1: 1:2 (#0) }, \
+                      String(\", rbx\")]";
+        assert_eq!(template_text(pieces).as_deref(), Some(CPUID));
+        assert_eq!(template_text("[String(\"a\\tb\")]"), None);
     }
 
     #[test]

@@ -640,7 +640,7 @@ impl FnTranslator<'_> {
     }
 
     /// The dialect-mir type of a lane of the vector type `ty`.
-    fn lane_type_of(&mut self, ty: Ty) -> TResult<TypeHandle> {
+    pub(crate) fn lane_type_of(&mut self, ty: Ty) -> TResult<TypeHandle> {
         let Some((lane, _)) = simd_shape(ty) else {
             unsupported!("the SIMD operation producing `{ty}`, which is not a vector")
         };
@@ -721,7 +721,7 @@ impl FnTranslator<'_> {
     }
 
     /// The integer constant `bits` of the integer type `ty`.
-    fn int_constant(&mut self, ty: TypeHandle, bits: u128) -> TResult<Value> {
+    pub(crate) fn int_constant(&mut self, ty: TypeHandle, bits: u128) -> TResult<Value> {
         let Ok(int) = TypedHandle::<IntegerType>::from_handle(ty, self.ctx) else {
             unsupported!("a SIMD mask whose lanes are not integers")
         };
@@ -807,7 +807,7 @@ impl FnTranslator<'_> {
 
     /// Runs `body` only where `cond` holds: `if cond { body }`, with the insertion point after
     /// it on return.
-    fn when(&mut self, cond: Value, label: &str, body: impl FnOnce(&mut Self)) {
+    pub(crate) fn when(&mut self, cond: Value, label: &str, body: impl FnOnce(&mut Self)) {
         let then = self.new_block(&format!("{label}_lane"));
         let after = self.new_block(&format!("{label}_next"));
         self.emit(|ctx| CondBrOp::new(ctx, cond, then, after));
