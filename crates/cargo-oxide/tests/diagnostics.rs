@@ -447,3 +447,65 @@ fn interior_mutable_grid_constants_are_build_errors() {
         "{text}"
     );
 }
+
+/// Functions that exist only for the CPU build, and a call to one traps: one that needs a CPU
+/// feature beyond the target (`#[target_feature(enable = "avx2")]`, with an AVX2 intrinsic
+/// that has no GPU version) and a foreign function. Behind CPU detection, as crates call them,
+/// they are never called (detection answers "x86-64 baseline"); called without it, the kernel
+/// traps. The foreign function is named in a warning.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn host_only_functions_behind_cpu_detection_build_and_trap() {
+    let root = repo().join("tests/fixtures/target/diagnostics");
+    let case = Case {
+        name: "host_only",
+        helper: "use core::arch::x86_64::*;\n    \
+                 // Leaf 7, EBX bit 5: AVX2.\n    \
+                 if __cpuid_count(7, 0).ebx & (1 << 5) != 0 {\n        \
+                 unsafe { wide(x) + host_sum(&x, 1) }\n    \
+                 } else {\n        \
+                 x + 1\n    \
+                 }",
+        expected: "",
+    };
+    let preamble = "#[target_feature(enable = \"avx2\")]\n\
+                    unsafe fn wide(x: u32) -> u32 {\n    \
+                    use core::arch::x86_64::*;\n    \
+                    let v = _mm256_set1_epi16(x as i16);\n    \
+                    _mm256_extract_epi32::<0>(_mm256_madd_epi16(v, v)) as u32\n}\n\n\
+                    unsafe extern \"C\" {\n    \
+                    fn host_sum(x: *const u32, n: usize) -> u32;\n}\n\n\
+                    /// Both called without detection.\n\
+                    #[cuda_device::kernel]\n\
+                    pub fn unguarded(out: &mut [u32]) {\n    \
+                    out[0] = unsafe { wide(out[0]) + host_sum(out.as_ptr(), 1) };\n}\n\n";
+    let manifest = write_crate(&root, &case, preamble);
+    let target_dir = repo().join("tests/fixtures/target/diagnostics-build");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
+        .args(["build", "--manifest-path"])
+        .arg(&manifest)
+        .env("CUDA_OXIDE_TARGET_DIR", &target_dir)
+        .output()
+        .expect("cargo-oxide runs");
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "can reach 1 foreign function(s) that exist only as host machine code: \
+                       `host_only::host_sum`"
+        ),
+        "{text}"
+    );
+    let ptx = std::fs::read_to_string(target_dir.join("debug/host_only.ptx")).unwrap();
+    // Behind detection, which answers "no AVX2", neither function is called.
+    let guarded = &ptx[ptx.find(".entry k(").expect("kernel k")..];
+    let guarded = &guarded[..guarded.find("\n}").unwrap()];
+    assert!(
+        !guarded.contains("trap;") && !guarded.contains("host_sum"),
+        "a host-only function is reached:\n{guarded}"
+    );
+    // Without detection, the kernel traps where it would call them.
+    let unguarded = &ptx[ptx.find(".entry unguarded(").expect("kernel unguarded")..];
+    let unguarded = &unguarded[..unguarded.find("\n}").unwrap()];
+    assert!(unguarded.contains("trap;"), "no trap:\n{unguarded}");
+}

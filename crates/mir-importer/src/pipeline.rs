@@ -24,6 +24,10 @@ pub struct CollectedFunction {
     pub is_kernel: bool,
     /// Its symbol, as [`crate::naming::export_name`] gives it.
     pub export_name: String,
+    /// Whether it exists only for the CPU (a foreign function, or one that needs CPU features
+    /// beyond the host target's): its body is a trap, and a foreign one is not emitted at all
+    /// (calls to it trap where they are).
+    pub host_only: bool,
 }
 
 /// What the pipeline needs to know besides the functions.
@@ -382,6 +386,9 @@ fn translate_module(
     globals.set_panic_messages(config.panic_messages);
     let mut rustc_mir = String::new();
     for (index, function) in functions.iter().enumerate() {
+        if function.host_only && function.instance.is_foreign_item() {
+            continue;
+        }
         let Some(body) = function.instance.body() else {
             return Err(PipelineError::NoBody {
                 function: function.instance.name(),

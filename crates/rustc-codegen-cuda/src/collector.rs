@@ -37,6 +37,9 @@ pub struct DeviceFunction<'tcx> {
     /// The function (its index in the collected list) whose call first reached this one, and
     /// where that call is; `None` for a root.
     pub caller: Option<(usize, Span)>,
+    /// Whether it exists only for the CPU ([CalleeRule::HostOnly]): not walked into, and a
+    /// call to it traps.
+    pub host_only: bool,
 }
 
 /// The device roots of the crate being compiled.
@@ -127,6 +130,7 @@ pub fn collect_device_functions<'tcx>(
                 instance: root,
                 is_kernel,
                 caller: None,
+                host_only: false,
             });
         }
     }
@@ -135,7 +139,7 @@ pub fn collect_device_functions<'tcx>(
         let index = collected.len();
         collected.push(function);
         let instance = function.instance;
-        if !has_mir(tcx, instance) {
+        if function.host_only || !has_mir(tcx, instance) {
             // No body to walk: the device pipeline reports the missing MIR for this function.
             continue;
         }
@@ -155,6 +159,16 @@ pub fn collect_device_functions<'tcx>(
                         instance: callee,
                         is_kernel: false,
                         caller: Some((index, span)),
+                        host_only: false,
+                    });
+                }
+                (CalleeRule::HostOnly, _) => {
+                    seen.insert(callee);
+                    worklist.push_back(DeviceFunction {
+                        instance: callee,
+                        is_kernel: false,
+                        caller: Some((index, span)),
+                        host_only: true,
                     });
                 }
                 // With panic messages, a diverging function of `core` with MIR
@@ -171,6 +185,7 @@ pub fn collect_device_functions<'tcx>(
                         instance: callee,
                         is_kernel: false,
                         caller: Some((index, span)),
+                        host_only: false,
                     });
                 }
                 (
@@ -257,6 +272,7 @@ fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
         {
             CalleeRule::IntrinsicStub
         }
+        _ if is_host_only(tcx, callee) => CalleeRule::HostOnly,
         _ => {
             let def_id = callee.def_id();
             let crate_name = tcx.crate_name(def_id.krate);
@@ -270,6 +286,44 @@ fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
             crate_rules::classify(crate_name.as_str(), &fqdn(tcx, def_id), diverges)
         }
     }
+}
+
+/// Whether `callee` exists only for the CPU: a foreign function (host machine code; not a
+/// `#[device]` extern declaration, which the GPU provides), or a function that needs CPU
+/// features the build's target does not have (`#[target_feature(enable = "avx2")]` on an
+/// x86-64-v1 host). Crates reach both only behind run-time CPU detection, which answers "x86-64
+/// baseline" on the GPU (`mir_importer::translator::x86::BASELINE_CPUID`): calling the second
+/// kind on a CPU without the feature is undefined behaviour, and the first kind is host code.
+fn is_host_only<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> bool {
+    let InstanceKind::Item(def_id) = callee.def else {
+        return false;
+    };
+    if tcx.is_foreign_item(def_id) {
+        let name = tcx.item_name(def_id);
+        return reserved_oxide_symbols::kind_of(name.as_str()) != Some(ReservedKind::DeviceExtern);
+    }
+    if !matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn) {
+        return false;
+    }
+    let enabled = &tcx.sess.target_features;
+    tcx.codegen_fn_attrs(def_id)
+        .target_features
+        .iter()
+        .any(|feature| !enabled.contains(&feature.name))
+}
+
+/// The CPU features `instance` needs beyond the build's target, comma-separated (empty for a
+/// foreign function).
+pub fn missing_cpu_features<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> String {
+    let enabled = &tcx.sess.target_features;
+    let missing: Vec<String> = tcx
+        .codegen_fn_attrs(instance.def_id())
+        .target_features
+        .iter()
+        .filter(|feature| !enabled.contains(&feature.name))
+        .map(|feature| feature.name.to_string())
+        .collect();
+    missing.join(", ")
 }
 
 fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {

@@ -40,6 +40,10 @@ pub enum CalleeRule {
     /// `core`'s undefined-behaviour checks (`check_language_ub`, `precondition_check`, ...):
     /// off on the device, as in a release build of `core`, so the call is never made.
     UbCheck,
+    /// A function that exists only for the CPU (`collector::is_host_only`): a foreign
+    /// function, or one that needs CPU features beyond the target's. It is not compiled: a
+    /// call to it traps the kernel.
+    HostOnly,
     /// A function of a crate device code must not use.
     Forbidden {
         /// Why the crate is forbidden.

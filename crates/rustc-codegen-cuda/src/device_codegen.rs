@@ -43,6 +43,7 @@ pub fn codegen_device_code<'tcx>(
     let collect_time = started.elapsed();
 
     let crate_name = tcx.crate_name(LOCAL_CRATE).to_string();
+    warn_of_foreign_functions(tcx, &crate_name, &collected);
     let result = rustc_internal::run(tcx, || {
         let functions = to_stable(&collected);
         if config.verbose {
@@ -249,6 +250,32 @@ fn catch_internal_error<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
+/// Device code that can reach foreign functions (host machine code, such as the C and assembly
+/// implementations that BLAKE3 picks for AVX-512 CPUs) builds, and a kernel that calls one
+/// traps: crates call them behind CPU detection, which on the GPU answers "x86-64 baseline".
+/// The build says which they are, since a call that is not behind detection would trap.
+fn warn_of_foreign_functions<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    crate_name: &str,
+    collected: &[DeviceFunction<'tcx>],
+) {
+    let foreign: Vec<String> = collected
+        .iter()
+        .filter(|f| f.host_only && tcx.is_foreign_item(f.instance.def_id()))
+        .map(|f| format!("`{}`", collector::instance_path(tcx, f.instance)))
+        .collect();
+    if !foreign.is_empty() {
+        tcx.dcx().warn(format!(
+            "device code of crate `{crate_name}` can reach {} foreign function(s) that exist only \
+             as host machine code: {}. A kernel that calls one traps. Crates call such functions \
+             behind CPU feature detection, which on the GPU answers \"x86-64 baseline\" \
+             (docs/crates.md)",
+            foreign.len(),
+            foreign.join(", ")
+        ));
+    }
+}
+
 /// Converts the collected functions to `rustc_public` instances and names them. Must run inside
 /// `rustc_internal::run`.
 fn to_stable(collected: &[DeviceFunction<'_>]) -> Vec<CollectedFunction> {
@@ -260,6 +287,7 @@ fn to_stable(collected: &[DeviceFunction<'_>]) -> Vec<CollectedFunction> {
                 export_name: mir_importer::naming::export_name(&instance, f.is_kernel),
                 instance,
                 is_kernel: f.is_kernel,
+                host_only: f.host_only,
             }
         })
         .collect()

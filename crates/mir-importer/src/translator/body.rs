@@ -258,6 +258,12 @@ pub fn translate_function(
     } else {
         fx.panic_bound_blocks()
     };
+    if function.host_only {
+        // Only a CPU with features the GPU does not claim to have may run it (see
+        // `CollectedFunction::host_only`).
+        fx.emit(TrapOp::new);
+        return Ok(func);
+    }
     fx.create_blocks();
     fx.unused = fx.unused_locals(arg_locals.len());
     // The entry block (slots, parameters) is at the function's own line.

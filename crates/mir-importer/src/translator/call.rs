@@ -147,6 +147,10 @@ impl FnTranslator<'_> {
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
         if reserved_oxide_symbols::device_extern_base_name(&path).is_some() {
             self.declare_external(&name, &values, result_ty)?;
+        } else if instance.is_foreign_item() {
+            // Host machine code only (the collector's host-only functions): a kernel that
+            // calls it traps.
+            self.define_host_only(&name, &values, result_ty)?;
         }
         let result = self.emit_call(&name, values, result_ty)?;
         self.store_result(destination, result)?;

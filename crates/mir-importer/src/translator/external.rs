@@ -1,9 +1,11 @@
-//! Calls of `#[device] extern` declarations (CUDA's `vprintf`, ...): functions defined outside
-//! Rust, which the GPU's linker provides. The collector does not compile them; each is declared
-//! once in the module (a `mir.func` without body, named after the declared function) so that
-//! its calls verify, and the lowering keeps it an external declaration.
+//! Calls of functions defined outside Rust. `#[device] extern` declarations (CUDA's `vprintf`,
+//! ...) are provided by the GPU's linker: each is declared once in the module (a `mir.func`
+//! without body, named after the declared function) so that its calls verify, and the
+//! lowering keeps it an external declaration. Any other foreign function exists only as host
+//! machine code (the collector's host-only functions): it is defined once, as a function that
+//! traps.
 
-use dialect_mir::ops::FuncOp;
+use dialect_mir::ops::{FuncOp, TrapOp};
 use pliron::builtin::op_interfaces::SymbolOpInterface;
 use pliron::builtin::types::FunctionType;
 use pliron::identifier::Identifier;
@@ -25,6 +27,30 @@ impl FnTranslator<'_> {
         args: &[Value],
         result: Option<TypeHandle>,
     ) -> TResult<()> {
+        self.module_function(name, args, result, false)
+    }
+
+    /// Defines `name`, a foreign function that exists only as host machine code, with the
+    /// signature of this call, as a function that traps (once per module).
+    pub(crate) fn define_host_only(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        result: Option<TypeHandle>,
+    ) -> TResult<()> {
+        self.module_function(name, args, result, true)
+    }
+
+    /// Declares `name` in the module with the signature of a call passing `args` and
+    /// returning `result`, or, when `trapping`, defines it with a body that traps; nothing
+    /// when the module has it with that signature already.
+    fn module_function(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        result: Option<TypeHandle>,
+        trapping: bool,
+    ) -> TResult<()> {
         let arg_types = args.iter().map(|v| v.get_type(self.ctx)).collect();
         let ty = FunctionType::get(self.ctx, arg_types, result.into_iter().collect());
         let Ok(symbol) = Identifier::try_from(name) else {
@@ -44,9 +70,20 @@ impl FnTranslator<'_> {
         match existing {
             Some(func) if func.func_type(self.ctx) == ty => Ok(()),
             Some(_) => unsupported!(
-                "`{name}` declared by a #[device] extern block and also defined or declared with \
+                "`{name}` declared by an extern block and also defined or declared with \
                  another signature"
             ),
+            None if trapping => {
+                let func = FuncOp::new(self.ctx, symbol, ty);
+                func.get_operation().insert_at_front(module_block, self.ctx);
+                let entry = func
+                    .entry_block(self.ctx)
+                    .expect("a new function has an entry block");
+                TrapOp::new(self.ctx)
+                    .get_operation()
+                    .insert_at_back(entry, self.ctx);
+                Ok(())
+            }
             None => {
                 let decl = FuncOp::new_declaration(self.ctx, symbol, ty);
                 decl.get_operation().insert_at_front(module_block, self.ctx);
