@@ -31,9 +31,13 @@ pub fn pinned_toolchain() -> &'static str {
 
 /// The backend dylib: `CUDA_OXIDE_BACKEND` if set, otherwise the one built from the sources
 /// (built, or brought up to date, with cargo first). Either way the pinned toolchain is
-/// installed first when it is missing: every build with the backend needs it.
+/// installed first when it is missing, and the standard library with MIR built when it is
+/// (`crate::sysroot`): every build with the backend needs them.
 pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
     toolchain::Toolchain::pinned().ensure_installed()?;
+    if crate::sysroot::enabled() {
+        crate::sysroot::ensure()?;
+    }
     if let Some(path) = std::env::var_os("CUDA_OXIDE_BACKEND") {
         let path = PathBuf::from(path);
         return if path.is_file() {

@@ -15,6 +15,14 @@ pub enum OxideError {
     BackendBuild,
 
     #[error(
+        "building the standard library with MIR (cargo -Zbuild-std, from the toolchain's \
+         rust-src) failed (see cargo's messages above); CUDA_OXIDE_MIR_SYSROOT=0 builds \
+         against the toolchain's own, where device code cannot call `core`'s non-generic \
+         functions"
+    )]
+    SysrootBuild,
+
+    #[error(
         "the codegen backend `{}` does not exist; set CUDA_OXIDE_BACKEND to a built \
          librustc_codegen_cuda.so, or unset it to let cargo oxide build one",
         .0.display()

@@ -15,6 +15,7 @@ mod libdevice;
 mod new;
 mod pipeline;
 mod run;
+mod sysroot;
 mod toolchain;
 mod user_build;
 

@@ -220,6 +220,12 @@ pub fn clean_package(target: &BuildTarget, manifest: &Path) -> Result<(), OxideE
 pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Path) -> Command {
     let mut rustflags = vec![format!("-Zcodegen-backend={}", backend.display())];
     rustflags.extend(DEVICE_RUSTFLAGS.iter().map(|f| f.to_string()));
+    // The standard library with MIR (`crate::sysroot`), which `backend_dylib` has built.
+    if crate::sysroot::enabled()
+        && let Ok(sysroot) = crate::sysroot::dir()
+    {
+        rustflags.push(format!("--sysroot={}", sysroot.display()));
+    }
     if let Ok(user) = std::env::var("RUSTFLAGS") {
         rustflags.extend(user.split_whitespace().map(str::to_owned));
     }

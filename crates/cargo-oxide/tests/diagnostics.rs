@@ -241,9 +241,9 @@ fn atomics_on_unsupported_types_are_build_errors() {
 fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
     let case = Case {
         name: "error_inside_core",
-        helper: "let r = unsafe { core::arch::x86_64::_mm_round_ps::<0>(core::arch::x86_64::_mm_set1_ps(1.0)) };\n    \
-                 unsafe { core::arch::x86_64::_mm_cvtss_f32(r) as u32 + x }",
-        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse41.round.ps`",
+        helper: "let t = unsafe { core::arch::x86_64::_rdtsc() };\n    \
+                 t as u32 + x",
+        expected: "the host CPU's LLVM intrinsic `llvm.x86.rdtsc`",
     };
     let root = repo().join("tests/fixtures/target/diagnostics");
     let manifest = write_case(&root, &case);
@@ -256,7 +256,7 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
         "not the user's line:\n{text}"
     );
     assert!(
-        text.contains("_mm_round_ps::<0>(core::arch"),
+        text.contains("core::arch::x86_64::_rdtsc()"),
         "the user's line is not shown:\n{text}"
     );
     let chain = text
@@ -266,7 +266,7 @@ fn errors_inside_core_point_at_the_users_line_with_the_call_chain() {
     let positions: Vec<Option<usize>> = [
         "`error_inside_core::k` (error_inside_core)",
         "`error_inside_core::helper` (error_inside_core)",
-        "`core::core_arch::x86::sse41::_mm_round_ps::<0>` (core)",
+        "`core::core_arch::x86::rdtsc::_rdtsc` (core)",
     ]
     .iter()
     .map(|step| chain.find(step))
@@ -370,26 +370,31 @@ fn host_cpu_paths_of_dependencies_are_errors_naming_the_crate_and_the_chain() {
     );
 }
 
-/// An x86 SIMD intrinsic beyond the x86-64 baseline (SSE4.1's `_mm_round_ps`, which a crate
-/// reaches only behind feature detection or a `target_feature` the host build does not enable)
-/// names the LLVM intrinsic, where `core` declares it, and the chain.
+/// An x86 SIMD intrinsic beyond the x86-64 baseline (SSE4.1's `_mm_round_ps`), called by the
+/// kernel's own crate, is an error naming the function, the features it needs and the chain.
+/// (Dependencies may reach such functions behind CPU detection: see
+/// `host_only_functions_behind_cpu_detection_build_and_trap`.)
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn x86_intrinsics_without_a_gpu_version_are_errors_naming_them() {
+fn x86_intrinsics_beyond_the_baseline_are_errors_naming_them() {
     let root = repo().join("tests/fixtures/target/diagnostics");
     let case = Case {
         name: "x86_round",
         helper: "use core::arch::x86_64::*;\n    \
                  let r = unsafe { _mm_round_ps::<0>(_mm_set1_ps(x as f32)) };\n    \
                  unsafe { _mm_cvtss_f32(r) as u32 }",
-        expected: "the host CPU's LLVM intrinsic `llvm.x86.sse41.round.ps` (declared as \
-                   `core::core_arch::x86::sse41::roundps`)",
+        expected: "device code calls `core::core_arch::x86::sse41::_mm_round_ps::<0>`, which \
+                   needs the CPU feature(s) sse4.1\n",
     };
     let text = failed_build(&write_case(&root, &case));
     assert!(text.contains(case.expected), "{text}");
     assert!(
-        text.contains("(crate `core`)"),
-        "the crate is not named:\n{text}"
+        text.contains("CPU detection in device code answers that nothing beyond it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--> src/lib.rs:9:"),
+        "not the user's line:\n{text}"
     );
     assert_chain(
         &text,
@@ -448,38 +453,58 @@ fn interior_mutable_grid_constants_are_build_errors() {
     );
 }
 
-/// Functions that exist only for the CPU build, and a call to one traps: one that needs a CPU
-/// feature beyond the target (`#[target_feature(enable = "avx2")]`, with an AVX2 intrinsic
-/// that has no GPU version) and a foreign function. Behind CPU detection, as crates call them,
-/// they are never called (detection answers "x86-64 baseline"); called without it, the kernel
-/// traps. The foreign function is named in a warning.
+/// Functions that exist only for the CPU build, and a call to one traps: in a dependency, one
+/// that needs a CPU feature beyond the target (`#[target_feature(enable = "avx2")]`, with an
+/// AVX2 intrinsic that has no GPU version) and a foreign function. Behind CPU detection, as
+/// crates call them, they are never called (detection answers "x86-64 baseline"); called
+/// without it, the kernel traps. The foreign function is named in a warning.
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn host_only_functions_behind_cpu_detection_build_and_trap() {
     let root = repo().join("tests/fixtures/target/diagnostics");
+    let dep = root.join("dispatching_dep");
+    std::fs::create_dir_all(dep.join("src")).unwrap();
+    std::fs::write(
+        dep.join("Cargo.toml"),
+        "[package]\nname = \"dispatching_dep\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dep.join("src/lib.rs"),
+        "#![no_std]\n\
+         use core::arch::x86_64::*;\n\n\
+         #[target_feature(enable = \"avx2\")]\n\
+         unsafe fn wide(x: u32) -> u32 {\n    \
+         let v = _mm256_set1_epi16(x as i16);\n    \
+         _mm256_extract_epi32::<0>(_mm256_madd_epi16(v, v)) as u32\n}\n\n\
+         unsafe extern \"C\" {\n    \
+         fn host_sum(x: *const u32, n: usize) -> u32;\n}\n\n\
+         /// With AVX2 (leaf 7, EBX bit 5) the wide path, else the portable one.\n\
+         pub fn dispatched(x: u32) -> u32 {\n    \
+         if __cpuid_count(7, 0).ebx & (1 << 5) != 0 {\n        \
+         unsafe { wide(x) + host_sum(&x, 1) }\n    \
+         } else {\n        \
+         x + 1\n    \
+         }\n}\n\n\
+         /// Both called without detection.\n\
+         pub fn undetected(x: u32) -> u32 {\n    \
+         unsafe { wide(x) + host_sum(&x, 1) }\n}\n",
+    )
+    .unwrap();
     let case = Case {
         name: "host_only",
-        helper: "use core::arch::x86_64::*;\n    \
-                 // Leaf 7, EBX bit 5: AVX2.\n    \
-                 if __cpuid_count(7, 0).ebx & (1 << 5) != 0 {\n        \
-                 unsafe { wide(x) + host_sum(&x, 1) }\n    \
-                 } else {\n        \
-                 x + 1\n    \
-                 }",
+        helper: "dispatching_dep::dispatched(x)",
         expected: "",
     };
-    let preamble = "#[target_feature(enable = \"avx2\")]\n\
-                    unsafe fn wide(x: u32) -> u32 {\n    \
-                    use core::arch::x86_64::*;\n    \
-                    let v = _mm256_set1_epi16(x as i16);\n    \
-                    _mm256_extract_epi32::<0>(_mm256_madd_epi16(v, v)) as u32\n}\n\n\
-                    unsafe extern \"C\" {\n    \
-                    fn host_sum(x: *const u32, n: usize) -> u32;\n}\n\n\
-                    /// Both called without detection.\n\
-                    #[cuda_device::kernel]\n\
+    let preamble = "#[cuda_device::kernel]\n\
                     pub fn unguarded(out: &mut [u32]) {\n    \
-                    out[0] = unsafe { wide(out[0]) + host_sum(out.as_ptr(), 1) };\n}\n\n";
+                    out[0] = dispatching_dep::undetected(out[0]);\n}\n\n";
     let manifest = write_crate(&root, &case, preamble);
+    let with_dep = std::fs::read_to_string(&manifest).unwrap().replace(
+        "[dependencies]\n",
+        &format!("[dependencies]\ndispatching_dep = {{ path = {:?} }}\n", dep),
+    );
+    std::fs::write(&manifest, with_dep).unwrap();
     let target_dir = repo().join("tests/fixtures/target/diagnostics-build");
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-oxide"))
         .args(["build", "--manifest-path"])
@@ -491,8 +516,8 @@ fn host_only_functions_behind_cpu_detection_build_and_trap() {
     assert!(out.status.success(), "{text}");
     assert!(
         text.contains(
-            "can reach 1 foreign function(s) that exist only as host machine code: \
-                       `host_only::host_sum`"
+            "can reach 1 function(s) that exist only for the host (foreign \
+                 functions, `std`, `thread_local!`): `dispatching_dep::host_sum`"
         ),
         "{text}"
     );

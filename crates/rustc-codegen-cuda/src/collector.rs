@@ -58,15 +58,23 @@ impl DeviceRoots<'_> {
     }
 }
 
+/// Why a call from device code is refused.
+#[derive(Debug)]
+pub enum Forbidden {
+    /// The callee's crate (named) may not be used on the GPU, for `reason`.
+    Crate { name: String, reason: &'static str },
+    /// The kernel's own crate calls a function that needs these CPU features, beyond the
+    /// target's (dependencies may, behind CPU detection: see [CalleeRule::HostOnly]).
+    CpuFeatures(String),
+}
+
 /// A call from device code that the crate rules forbid.
 #[derive(Debug)]
 pub struct ForbiddenCall<'tcx> {
     /// The forbidden function.
     pub callee: Instance<'tcx>,
-    /// Its crate.
-    pub crate_name: String,
-    /// Why that crate is forbidden.
-    pub reason: &'static str,
+    /// Why device code may not call it.
+    pub why: Forbidden,
     /// Where the call is.
     pub span: Span,
     /// The chain of calls from a root to the forbidden function, root first, callee last.
@@ -135,7 +143,16 @@ pub fn collect_device_functions<'tcx>(
         }
     }
 
-    while let Some(function) = worklist.pop_front() {
+    while let Some(mut function) = worklist.pop_front() {
+        // A dependency's function with a `thread_local!` is `std`'s thread-local storage:
+        // host-only, like `std` itself (below).
+        if !function.host_only
+            && !function.instance.def_id().is_local()
+            && has_mir(tcx, function.instance)
+            && uses_thread_locals(tcx.instance_mir(function.instance.def))
+        {
+            function.host_only = true;
+        }
         let index = collected.len();
         collected.push(function);
         let instance = function.instance;
@@ -161,6 +178,22 @@ pub fn collect_device_functions<'tcx>(
                         caller: Some((index, span)),
                         host_only: false,
                     });
+                }
+                // The kernel's own code asks for a CPU feature the GPU does not claim: that is
+                // an error at the call, not a trap (`core::arch`'s SSE4.1 and later, say).
+                (CalleeRule::HostOnly, _)
+                    if written_in_local_crate(tcx, span) && !tcx.is_foreign_item(callee.def_id()) =>
+                {
+                    let mut chain = call_chain(&collected, index);
+                    chain.push(callee);
+                    return Err(Box::new(ForbiddenCall {
+                        callee,
+                        why: Forbidden::CpuFeatures(missing_cpu_features(tcx, callee)),
+                        span,
+                        chain,
+                        caller: index,
+                        collected,
+                    }));
                 }
                 (CalleeRule::HostOnly, _) => {
                     seen.insert(callee);
@@ -196,13 +229,31 @@ pub fn collect_device_functions<'tcx>(
                     | CalleeRule::UbCheck,
                     _,
                 ) => {}
+                // `std` reached from a dependency: typically a path that run-time tests rule
+                // out on the GPU (nalgebra's `matrixmultiply` calls for dynamically sized
+                // matrices), so it is a host-only function, which the build names in a warning;
+                // the kernel's own crate may not call `std` (below).
+                (CalleeRule::Forbidden { .. }, _)
+                    if !written_in_local_crate(tcx, span)
+                        && tcx.crate_name(callee.def_id().krate).as_str() == "std" =>
+                {
+                    seen.insert(callee);
+                    worklist.push_back(DeviceFunction {
+                        instance: callee,
+                        is_kernel: false,
+                        caller: Some((index, span)),
+                        host_only: true,
+                    });
+                }
                 (CalleeRule::Forbidden { reason }, _) => {
                     let mut chain = call_chain(&collected, index);
                     chain.push(callee);
                     return Err(Box::new(ForbiddenCall {
                         callee,
-                        crate_name: tcx.crate_name(callee.def_id().krate).to_string(),
-                        reason,
+                        why: Forbidden::Crate {
+                            name: tcx.crate_name(callee.def_id().krate).to_string(),
+                            reason,
+                        },
                         span,
                         chain,
                         caller: index,
@@ -320,10 +371,34 @@ pub fn missing_cpu_features<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -
         .codegen_fn_attrs(instance.def_id())
         .target_features
         .iter()
-        .filter(|feature| !enabled.contains(&feature.name))
+        .filter(|feature| {
+            !enabled.contains(&feature.name)
+                && feature.kind
+                    != rustc_middle::middle::codegen_fn_attrs::TargetFeatureKind::Implied
+        })
         .map(|feature| feature.name.to_string())
         .collect();
     missing.join(", ")
+}
+
+/// Whether the call at `span` is written in the crate being compiled (not in a dependency whose
+/// function a release build inlined into it: the span is still the dependency's source).
+fn written_in_local_crate(tcx: TyCtxt<'_>, span: Span) -> bool {
+    let span = span.source_callsite();
+    tcx.sess.source_map().lookup_source_file(span.lo()).cnum == rustc_hir::def_id::LOCAL_CRATE
+}
+
+/// Whether `body` reads the address of a `#[thread_local]` static (what `thread_local!`
+/// expands to).
+fn uses_thread_locals(body: &mir::Body<'_>) -> bool {
+    body.basic_blocks.iter().any(|block| {
+        block.statements.iter().any(|statement| {
+            matches!(
+                &statement.kind,
+                mir::StatementKind::Assign(assign) if matches!(assign.1, mir::Rvalue::ThreadLocalRef(_))
+            )
+        })
+    })
 }
 
 fn has_mir<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool {

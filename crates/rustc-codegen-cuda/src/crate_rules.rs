@@ -61,6 +61,9 @@ const STD_ALLOWED_PREFIXES: &[&str] = &[
     "std::f64::<impl f64>::",
 ];
 
+/// Paths of `std` whose diverging functions are panics (`begin_panic`, `panic_fmt`...).
+const STD_PANIC_PREFIXES: &[&str] = &["std::panicking::", "std::rt::"];
+
 /// Paths of `std` whose math has no GPU implementation, with the reason given to the user.
 const STD_UNSUPPORTED_MATH: &[(&str, &str)] = &[(
     "std::f128::<impl f128>::",
@@ -81,6 +84,11 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
         .find(|(prefix, _)| crate_name == "std" && path.starts_with(prefix))
     {
         return CalleeRule::Forbidden { reason };
+    }
+    // `std`'s panic entry points (a crate of edition 2015 or 2018 with `std` panics through
+    // `std::panicking::begin_panic`): a panic like `core`'s, which traps on the GPU.
+    if crate_name == "std" && diverges && STD_PANIC_PREFIXES.iter().any(|p| path.starts_with(p)) {
+        return CalleeRule::Panic;
     }
     if let Some(&(_, reason)) = FORBIDDEN_CRATES
         .iter()
@@ -224,6 +232,16 @@ mod tests {
         );
         // Only core's diverging functions: a user's `-> !` helper is real device code.
         assert_eq!(classify("app", "app::fail", true), CalleeRule::Collect);
+        // `std`'s panic entry points too (`assert!` in a 2015-edition crate with `std`), but
+        // no other function of `std`.
+        assert_eq!(
+            classify("std", "std::panicking::begin_panic", true),
+            CalleeRule::Panic
+        );
+        assert!(matches!(
+            classify("std", "std::process::exit", true),
+            CalleeRule::Forbidden { .. }
+        ));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use rustc_middle::ty::{Instance, TyCtxt};
 use rustc_public::rustc_internal;
 use rustc_span::def_id::LOCAL_CRATE;
 
-use crate::collector::{self, DeviceFunction, ForbiddenCall};
+use crate::collector::{self, DeviceFunction, Forbidden, ForbiddenCall};
 use crate::config::CudaCodegenConfig;
 use crate::crate_rules::ALLOWED_CRATES_HELP;
 
@@ -250,28 +250,32 @@ fn catch_internal_error<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// Device code that can reach foreign functions (host machine code, such as the C and assembly
-/// implementations that BLAKE3 picks for AVX-512 CPUs) builds, and a kernel that calls one
-/// traps: crates call them behind CPU detection, which on the GPU answers "x86-64 baseline".
-/// The build says which they are, since a call that is not behind detection would trap.
+/// Device code whose dependencies can reach functions that exist only for the host (foreign
+/// functions, host machine code such as the C and assembly implementations BLAKE3 picks for
+/// AVX-512 CPUs; `std` and `thread_local!`, such as the `matrixmultiply` calls nalgebra makes
+/// for dynamically sized matrices) builds, and a kernel that calls one traps: crates call them
+/// behind tests that rule them out on the GPU (CPU detection answers "x86-64 baseline"). The
+/// build names them, since a call that is not behind such a test would trap. (Functions that
+/// need CPU features beyond the target are not named: calling them without detection is
+/// undefined behaviour on such a CPU already.)
 fn warn_of_foreign_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     crate_name: &str,
     collected: &[DeviceFunction<'tcx>],
 ) {
-    let foreign: Vec<String> = collected
+    let host_only: Vec<String> = collected
         .iter()
-        .filter(|f| f.host_only && tcx.is_foreign_item(f.instance.def_id()))
+        .filter(|f| f.host_only && collector::missing_cpu_features(tcx, f.instance).is_empty())
         .map(|f| format!("`{}`", collector::instance_path(tcx, f.instance)))
         .collect();
-    if !foreign.is_empty() {
+    if !host_only.is_empty() {
         tcx.dcx().warn(format!(
-            "device code of crate `{crate_name}` can reach {} foreign function(s) that exist only \
-             as host machine code: {}. A kernel that calls one traps. Crates call such functions \
-             behind CPU feature detection, which on the GPU answers \"x86-64 baseline\" \
-             (docs/crates.md)",
-            foreign.len(),
-            foreign.join(", ")
+            "device code of crate `{crate_name}` can reach {} function(s) that exist only for \
+             the host (foreign functions, `std`, `thread_local!`): {}. A kernel that calls one traps. Crates call \
+             such functions behind tests that rule them out on the GPU, such as CPU feature \
+             detection, which answers \"x86-64 baseline\" there (docs/crates.md)",
+            host_only.len(),
+            host_only.join(", ")
         ));
     }
 }
@@ -363,16 +367,30 @@ fn report_forbidden_call<'tcx>(tcx: TyCtxt<'tcx>, call: &ForbiddenCall<'tcx>) ->
     } else {
         collector::user_call_site(&call.collected, call.caller).unwrap_or(call.span)
     };
+    let (message, why, help) = match &call.why {
+        Forbidden::Crate { name, reason } => (
+            format!("cuda-oxide: forbidden crate in device code: `{callee}` is in crate `{name}`"),
+            format!("{reason}, so it cannot run on the GPU"),
+            ALLOWED_CRATES_HELP.to_owned(),
+        ),
+        Forbidden::CpuFeatures(features) => (
+            format!(
+                "cuda-oxide: device code calls `{callee}`, which needs the CPU feature(s) \
+                 {features}"
+            ),
+            "the GPU runs the x86-64 baseline (SSE, SSE2) of `core::arch`, and CPU detection \
+             in device code answers that nothing beyond it is available"
+                .to_owned(),
+            "use the baseline's intrinsics or portable code (`core::simd`, plain arithmetic); \
+             crates that dispatch on CPU detection may keep such paths, which device code never \
+             takes"
+                .to_owned(),
+        ),
+    };
     let mut diagnostic = tcx
         .dcx()
-        .struct_span_fatal(
-            primary,
-            format!(
-                "cuda-oxide: forbidden crate in device code: `{callee}` is in crate `{}`",
-                call.crate_name
-            ),
-        )
-        .with_note(format!("{}, so it cannot run on the GPU", call.reason))
+        .struct_span_fatal(primary, message)
+        .with_note(why)
         .with_note(format!(
             "device code reached it through:\n    {}",
             describe_chain(tcx, &call.chain)
@@ -380,5 +398,5 @@ fn report_forbidden_call<'tcx>(tcx: TyCtxt<'tcx>, call: &ForbiddenCall<'tcx>) ->
     if !caller_is_local {
         diagnostic = diagnostic.with_span_note(call.span, "the forbidden call is here");
     }
-    diagnostic.with_help(ALLOWED_CRATES_HELP).emit()
+    diagnostic.with_help(help).emit()
 }

@@ -123,17 +123,18 @@ impl FnTranslator<'_> {
                 (def.krate().name == "core"
                     && !instance.has_body()
                     && crate::naming::shim_of(&instance).is_none())
-                    || def.krate().name == "alloc"
+                    || matches!(def.krate().name.as_str(), "alloc" | "std")
             } else {
-                matches!(def.krate().name.as_str(), "core" | "alloc")
+                matches!(def.krate().name.as_str(), "core" | "alloc" | "std")
             };
         if diverges_in_core {
             // Without panic messages, a panic (or `unwrap` failure, bounds check,
             // `handle_alloc_error`...) traps the kernel and its arguments (messages, locations)
             // are never evaluated. With them, only a diverging function of `core` without MIR
-            // and without a device version, or of `alloc` (`handle_alloc_error`,
-            // `capacity_overflow`), traps without a message (the panic entry points all have
-            // device versions, see `translator::panic`).
+            // and without a device version, of `alloc` (`handle_alloc_error`,
+            // `capacity_overflow`), or `std`'s panic entry points (the collector lets no other
+            // function of `std` through), traps without a message (`core`'s panic entry points
+            // all have device versions, see `translator::panic`).
             self.emit(TrapOp::new);
             return Ok(());
         }
@@ -147,7 +148,7 @@ impl FnTranslator<'_> {
             super::body::non_zst_type(self.ctx, self.types, self.place_type(destination)?)?;
         if reserved_oxide_symbols::device_extern_base_name(&path).is_some() {
             self.declare_external(&name, &values, result_ty)?;
-        } else if instance.is_foreign_item() {
+        } else if instance.is_foreign_item() && crate::naming::shim_of(&instance).is_none() {
             // Host machine code only (the collector's host-only functions): a kernel that
             // calls it traps.
             self.define_host_only(&name, &values, result_ty)?;

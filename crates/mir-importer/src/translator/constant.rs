@@ -148,6 +148,15 @@ impl FnTranslator<'_> {
             Target::Function(name) => {
                 unsupported!("a pointer {addend} bytes into the function `{name}`")
             }
+            Target::Address => {
+                let usize_ty = usize_type(self.ctx);
+                let address = self
+                    .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, u128::from(addend)))
+                    .result(self.ctx);
+                Ok(self
+                    .emit(|ctx| IntToPtrOp::new(ctx, address, ptr_ty))
+                    .result(self.ctx))
+            }
             Target::Global(name) if addend == 0 => Ok(self
                 .emit(|ctx| GlobalAddrOp::new(ctx, name, ptr_ty))
                 .result(self.ctx)),

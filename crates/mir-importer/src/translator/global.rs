@@ -46,6 +46,10 @@ pub enum Target {
     Global(Identifier),
     /// A device function (its export name).
     Function(Identifier),
+    /// No memory: the pointer's address is its offset. A `TypeId` is pointers whose
+    /// provenance names the type (for const evaluation) and whose offsets are the bits of the
+    /// type's hash, which is all that exists at run time, as rustc's own backends emit it.
+    Address,
 }
 
 /// The identity of an immutable memory allocation: equal contents share one global.
@@ -154,9 +158,7 @@ impl GlobalRegistry {
                     None => self.function(ctx, &instance).map(Target::Function),
                 }
             }
-            GlobalAlloc::TypeId { ty } => {
-                unsupported!("a pointer into the `TypeId` of `{ty}`")
-            }
+            GlobalAlloc::TypeId { .. } => Ok(Target::Address),
         }
     }
 
@@ -169,6 +171,7 @@ impl GlobalRegistry {
         match self.target(ctx, alloc_id)? {
             Target::Global(name) => Ok(name),
             Target::Function(name) => unsupported!("a vtable that is the function `{name}`"),
+            Target::Address => unsupported!("a vtable that is an integer address"),
         }
     }
 
@@ -324,6 +327,8 @@ impl GlobalRegistry {
             let addend = read_u64(&bytes, *offset)?;
             let target = match self.target(ctx, prov.0)? {
                 Target::Global(name) | Target::Function(name) => name,
+                // The bytes already hold the address.
+                Target::Address => continue,
             };
             relocations.push(Relocation {
                 offset: *offset as u64,
