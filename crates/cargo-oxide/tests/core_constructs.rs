@@ -101,6 +101,37 @@ const CASES: &[(&str, &str)] = &[
         "bool_from_byte",
         "let b: bool = unsafe { core::mem::transmute((x[i] & 1) as u8) }; b as u32",
     ),
+    // Functions that the toolchain's `core` ships without MIR (neither generic nor
+    // `#[inline]`): the standard library with MIR makes them compile (`cargo_oxide::sysroot`).
+    (
+        "str_from_utf8",
+        "let b = [x[i] as u8, 0xC3, 0xA9]; match core::str::from_utf8(&b) { \
+         Ok(s) => s.chars().count() as u32, Err(e) => e.valid_up_to() as u32 + 100 }",
+    ),
+    (
+        "integer_display",
+        "struct Count(u32); impl core::fmt::Write for Count { fn write_str(&mut self, s: &str) \
+         -> core::fmt::Result { self.0 += s.len() as u32; Ok(()) } } let mut c = Count(0); \
+         let _ = core::fmt::write(&mut c, format_args!(\"{} {}\", x[i] as usize, x[0] as i64 - 7)); c.0",
+    ),
+    // `TypeId` constants: pointers whose offsets are the type's hash.
+    (
+        "type_id_comparison",
+        "fn is_f64<T: 'static>() -> bool { core::any::TypeId::of::<T>() == \
+         core::any::TypeId::of::<f64>() } (is_f64::<f64>() as u32) * 2 + is_f64::<u32>() as u32 + x[i]",
+    ),
+    // Indexing an array of no elements: never made (the bounds check fails first), compiled.
+    (
+        "zero_length_array_of_tables",
+        "let t: [[u32; 4]; 0] = []; if i < t.len() { t[i][1] } else { x[i] }",
+    ),
+    // CPU detection answers the x86-64 baseline: `std_detect` (with its MIR) over `cpuid`.
+    (
+        "cpu_feature_detection",
+        "(std::is_x86_feature_detected!(\"avx2\") as u32) * 4 \
+         + (std::is_x86_feature_detected!(\"sse4.1\") as u32) * 2 \
+         + std::is_x86_feature_detected!(\"sse2\") as u32 + x[i]",
+    ),
 ];
 
 fn repo() -> PathBuf {

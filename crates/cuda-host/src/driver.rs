@@ -199,6 +199,19 @@ impl CudaContext {
             })
     }
 
+    /// Sets the stack each GPU thread gets to `bytes` (`cuCtxSetLimit` of
+    /// `CU_LIMIT_STACK_SIZE`). The default, 1 KiB, covers kernels whose stack the compiler can
+    /// bound; one whose stack `ptxas` cannot bound (recursion, calls through `dyn` such as
+    /// `core::fmt`'s, as crates' formatting code makes) may need more, or it faults.
+    pub fn set_stack_size(&self, bytes: usize) -> Result<(), Error> {
+        self.0
+            .set_limit(sys::CUlimit::CU_LIMIT_STACK_SIZE, bytes)
+            .map_err(|e| Error::Driver {
+                call: "setting the stack size of GPU threads",
+                source: e.into(),
+            })
+    }
+
     /// The size of the device heap in bytes (`cuCtxGetLimit` of `CU_LIMIT_MALLOC_HEAP_SIZE`).
     pub fn heap_size(&self) -> Result<usize, Error> {
         self.0

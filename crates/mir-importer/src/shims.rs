@@ -7,7 +7,7 @@
 //!   machine code exists), such as `memchr_aligned`;
 //! - the paths that crates take because device code is compiled from the host's MIR, where
 //!   `cfg(target_arch = "x86_64")` and `cfg(target_feature = "sse2")` hold: inline assembly
-//!   (`libm`'s `sqrtsd`). CPU identification (`cpuid`, `xgetbv`) is answered where it is
+//!   (`libm`'s `sqrtsd`). CPU identification (`cpuid`) is answered where it is
 //!   computed instead (`translator::inline_asm`, `translator::x86`), so that it holds however
 //!   far a release build inlines it.
 //!

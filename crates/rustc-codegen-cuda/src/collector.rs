@@ -182,7 +182,8 @@ pub fn collect_device_functions<'tcx>(
                 // The kernel's own code asks for a CPU feature the GPU does not claim: that is
                 // an error at the call, not a trap (`core::arch`'s SSE4.1 and later, say).
                 (CalleeRule::HostOnly, _)
-                    if written_in_local_crate(tcx, span) && !tcx.is_foreign_item(callee.def_id()) =>
+                    if written_in_local_crate(tcx, span)
+                        && !tcx.is_foreign_item(callee.def_id()) =>
                 {
                     let mut chain = call_chain(&collected, index);
                     chain.push(callee);

@@ -3,7 +3,8 @@
 //! on the CPU, and the results must be the same bits, NaN payloads aside. The reciprocal
 //! approximations (`_mm_rcp_*`, `_mm_rsqrt_*`) are the exception: their bits differ between
 //! x86 processor models, so they are checked against the CPU's within their documented error.
-//! CPU identification (`cpuid`, `xgetbv`) must answer what a CPU with the baseline only would.
+//! CPU identification (`cpuid`, `is_x86_feature_detected!`) must answer what a CPU with the
+//! baseline only would.
 //! The example is for x86-64 hosts, where these functions are what crates' SSE paths call.
 
 #![feature(stdarch_x86_mm_shuffle)]
@@ -35,10 +36,11 @@ mod kernels {
     }
 
     /// What CPU identification answers on the GPU: `cpuid` of a few leaves, the highest leaf,
-    /// and the extended states of `xgetbv`.
+    /// and `std`'s feature detection (`std_detect`, whose cache and `cpuid` calls run in device
+    /// code).
     #[kernel]
     pub fn identification(out: &mut [u32]) {
-        use core::arch::x86_64::{__cpuid, __cpuid_count, __get_cpuid_max, _xgetbv};
+        use core::arch::x86_64::{__cpuid, __cpuid_count, __get_cpuid_max};
         if thread::index_1d().get() == 0 {
             for (i, leaf) in super::LEAVES.into_iter().enumerate() {
                 let r = if leaf == 7 {
@@ -51,7 +53,9 @@ mod kernels {
             let at = 4 * super::LEAVES.len();
             out[at] = __get_cpuid_max(0).0;
             out[at + 1] = __get_cpuid_max(0x8000_0000).0;
-            out[at + 2] = unsafe { _xgetbv(0) } as u32;
+            out[at + 2] = std::is_x86_feature_detected!("sse2") as u32;
+            out[at + 3] = std::is_x86_feature_detected!("sse4.1") as u32;
+            out[at + 4] = std::is_x86_feature_detected!("avx2") as u32;
         }
     }
 }
@@ -61,31 +65,17 @@ const LEAVES: [u32; 5] = [0, 1, 7, 0x8000_0000, 0x8000_0001];
 
 /// What an x86-64 CPU with the baseline features only answers for [LEAVES] (no vendor string;
 /// leaf 1: FPU, CX8, CMOV, MMX, FXSR, SSE, SSE2; leaf 0x8000_0001: SYSCALL, LM), then the
-/// highest basic and extended leaves and `xgetbv(0)` (no extended states).
-const BASELINE_IDENTIFICATION: [u32; 23] = [
-    1,
-    0,
-    0,
-    0, //
-    0,
-    0,
-    0,
-    0x0780_8101, //
-    0,
-    0,
-    0,
-    0, //
-    0x8000_0001,
-    0,
-    0,
-    0, //
-    0,
-    0,
-    0,
-    0x2000_0800, //
-    1,
-    0x8000_0001,
-    0,
+/// highest basic and extended leaves, then `is_x86_feature_detected!` of SSE2, SSE4.1 and
+/// AVX2.
+#[rustfmt::skip]
+const BASELINE_IDENTIFICATION: [u32; 25] = [
+    1, 0, 0, 0,
+    0, 0, 0, 0x0780_8101,
+    0, 0, 0, 0,
+    0x8000_0001, 0, 0, 0,
+    0, 0, 0, 0x2000_0800,
+    1, 0x8000_0001,
+    1, 0, 0,
 ];
 
 /// Random input blocks per case.
@@ -133,7 +123,7 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     let mut identification = stream.alloc_zeros::<u32>(BASELINE_IDENTIFICATION.len())?;
     module.identification(stream, LaunchConfig::for_num_elems(1), &mut identification)?;
     let ok = check(
-        "cpuid and xgetbv answer the x86-64 baseline",
+        "cpuid and feature detection answer the x86-64 baseline",
         &stream.clone_dtoh(&identification)?,
         &BASELINE_IDENTIFICATION,
     );

@@ -7,8 +7,8 @@
 //! behind a reference to a trait object it is the `mir.dyn_ptr` value.
 
 use dialect_mir::ops::{
-    ArrayElemAddrOp, ConstantOp, FieldAddrOp, IndexAddrOp, LoadOp, MakeSliceOp, PtrCastOp,
-    SliceLenOp, SlicePtrOp, SubOp, VariantFieldAddrOp,
+    ArrayElemAddrOp, ConstantOp, FieldAddrOp, IndexAddrOp, IntToPtrOp, LoadOp, MakeSliceOp,
+    PtrCastOp, SliceLenOp, SlicePtrOp, SubOp, VariantFieldAddrOp,
 };
 use dialect_mir::types::{PtrType, SliceType, usize_type};
 use pliron::value::Value;
@@ -213,7 +213,21 @@ impl FnTranslator<'_> {
                 .emit(|ctx| SlicePtrOp::new(ctx, slice))
                 .result(self.ctx),
             Some(Address::Dyn(_)) => unsupported!("indexing the trait object `{}`", base.ty),
-            None => unsupported!("indexing the zero-sized place of type `{}`", base.ty),
+            None => {
+                // A zero-length array of sized elements: every index fails the bounds check
+                // before it, so this access is never made, but must still compile (a CRC
+                // table `[[u32; 256]; N]` for `N = 0`). Its address is dangling and aligned, as
+                // rustc gives zero-sized places.
+                let elem = self.types.translate(self.ctx, elem_ty)?;
+                let align = u128::from(super::types::layout(elem_ty)?.abi_align);
+                let usize_ty = usize_type(self.ctx);
+                let address = self
+                    .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, align))
+                    .result(self.ctx);
+                let elem_ptr = PtrType::get_generic(self.ctx, elem).into();
+                self.emit(|ctx| IntToPtrOp::new(ctx, address, elem_ptr))
+                    .result(self.ctx)
+            }
         };
         let elem_ptr = self
             .emit(|ctx| IndexAddrOp::new(ctx, first, index))

@@ -81,10 +81,6 @@ pub enum X86Op {
     Fence,
     /// `pause`, `clflush`, `llvm.prefetch`: hints and cache control, without effect on values.
     NoEffect,
-    /// `xgetbv`: the extended states the operating system enabled (XCR0), none on the GPU, as
-    /// `cpuid` says ([BASELINE_CPUID] reports no `XSAVE`); crates compile the call behind that
-    /// test.
-    ExtendedStates,
     /// `stmxcsr`/`ldmxcsr`: the CPU's floating-point control and status register, which the
     /// GPU does not have (its rounding is per instruction, it keeps no exception flags).
     ControlRegister,
@@ -92,7 +88,7 @@ pub enum X86Op {
 
 /// The LLVM x86 intrinsics with a GPU version, by symbol, sorted: every one that the SSE and
 /// SSE2 functions of `core::arch::x86_64` call (the x86-64 baseline; a test checks the list
-/// against `core`'s source), and `xgetbv`, which feature detection compiles.
+/// against `core`'s source).
 pub const X86_INTRINSICS: &[(&str, X86Op)] = {
     use BinOp::{Eq, Ge, Gt, Le, Lt, Ne};
     use Lanes::*;
@@ -176,7 +172,6 @@ pub const X86_INTRINSICS: &[(&str, X86Op)] = {
         ("llvm.x86.sse2.ucomile.sd", CompareLow(Le)),
         ("llvm.x86.sse2.ucomilt.sd", CompareLow(Lt)),
         ("llvm.x86.sse2.ucomineq.sd", CompareLow(Ne)),
-        ("llvm.x86.xgetbv", ExtendedStates),
     ]
 };
 
@@ -264,7 +259,7 @@ impl FnTranslator<'_> {
         let arity = match op {
             X86Op::Fence => 0,
             X86Op::NoEffect | X86Op::ControlRegister => args.len(),
-            X86Op::ToInt { .. } | X86Op::Reciprocal { .. } | X86Op::ExtendedStates => 1,
+            X86Op::ToInt { .. } | X86Op::Reciprocal { .. } => 1,
             X86Op::Compare(_) | X86Op::StoreMaskedBytes => 3,
             _ => 2,
         };
@@ -437,10 +432,6 @@ impl FnTranslator<'_> {
                 return Ok(None);
             }
             X86Op::NoEffect => return Ok(None),
-            X86Op::ExtendedStates => {
-                let int = self.types.translate(self.ctx, out_ty)?;
-                self.int_constant(int, 0)?
-            }
             X86Op::ControlRegister => unsupported!(
                 "`{path}`, the CPU's floating-point control and status register (MXCSR, read by \
                  `_mm_getcsr` and the `_MM_GET_*` functions, written by `_mm_setcsr` and \
