@@ -120,6 +120,7 @@ pub fn findings() -> Vec<Finding> {
     let (finding, rustc) = check_toolchain(Toolchain::pinned());
     findings.push(finding);
     findings.push(check_backend(root.as_deref()));
+    findings.push(check_mir_sysroot());
     let python_sites = python_site_packages();
     match &rustc {
         Some(rustc) => findings.extend(check_llvm_tools(&rustc.sysroot)),
@@ -273,6 +274,35 @@ fn check_backend(root: Option<&Path>) -> Finding {
             State::Note,
             format!("not built yet (will be {})", dylib.display()),
             "the first `cargo oxide build` builds it (about a minute on 2 cores)",
+        ),
+        Err(error) => Finding::not_ok(
+            what,
+            State::Missing,
+            "no place to build it",
+            error.to_string(),
+        ),
+    }
+}
+
+/// The standard library with MIR that user builds compile against (`crate::sysroot`).
+fn check_mir_sysroot() -> Finding {
+    let what = "std with MIR";
+    if !crate::sysroot::enabled() {
+        return Finding::not_ok(
+            what,
+            State::Note,
+            "off (CUDA_OXIDE_MIR_SYSROOT=0): builds use the toolchain's own",
+            "device code cannot call `core`'s non-generic functions; unset it to build it",
+        );
+    }
+    match crate::sysroot::dir() {
+        Ok(dir) if dir.join("built-by").is_file() => Finding::ok(what, dir.display().to_string()),
+        Ok(dir) => Finding::not_ok(
+            what,
+            State::Note,
+            format!("not built yet (will be {})", dir.display()),
+            "the first `cargo oxide build` builds it from the toolchain's rust-src (about a \
+             minute on 2 cores)",
         ),
         Err(error) => Finding::not_ok(
             what,
