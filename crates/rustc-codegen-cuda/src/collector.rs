@@ -382,10 +382,10 @@ pub fn missing_cpu_features<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -
     missing.join(", ")
 }
 
-/// Whether the call at `span` is written in the crate being compiled (not in a dependency whose
-/// function a release build inlined into it: the span is still the dependency's source).
+/// Whether the call at `span` is written in the crate being compiled: not in a dependency whose
+/// function a release build inlined into it, nor in a dependency's macro (`cpufeatures::new!`)
+/// expanded in it; either way the span is still in the dependency's source.
 fn written_in_local_crate(tcx: TyCtxt<'_>, span: Span) -> bool {
-    let span = span.source_callsite();
     tcx.sess.source_map().lookup_source_file(span.lo()).cnum == rustc_hir::def_id::LOCAL_CRATE
 }
 

@@ -36,8 +36,8 @@ mod kernels {
     }
 
     /// What CPU identification answers on the GPU: `cpuid` of a few leaves, the highest leaf,
-    /// and `std`'s feature detection (`std_detect`, whose cache and `cpuid` calls run in device
-    /// code).
+    /// `std`'s feature detection (`std_detect`, whose cache and `cpuid` calls run in device
+    /// code) and the `cpufeatures` crate's.
     #[kernel]
     pub fn identification(out: &mut [u32]) {
         use core::arch::x86_64::{__cpuid, __cpuid_count, __get_cpuid_max};
@@ -56,6 +56,12 @@ mod kernels {
             out[at + 2] = std::is_x86_feature_detected!("sse2") as u32;
             out[at + 3] = std::is_x86_feature_detected!("sse4.1") as u32;
             out[at + 4] = std::is_x86_feature_detected!("avx2") as u32;
+            cpufeatures::new!(has_sse2, "sse2");
+            cpufeatures::new!(has_aes, "aes", "sse2");
+            cpufeatures::new!(has_avx2, "avx2");
+            out[at + 5] = has_sse2::get() as u32;
+            out[at + 6] = has_aes::get() as u32;
+            out[at + 7] = has_avx2::get() as u32;
         }
     }
 }
@@ -66,15 +72,16 @@ const LEAVES: [u32; 5] = [0, 1, 7, 0x8000_0000, 0x8000_0001];
 /// What an x86-64 CPU with the baseline features only answers for [LEAVES] (no vendor string;
 /// leaf 1: FPU, CX8, CMOV, MMX, FXSR, SSE, SSE2; leaf 0x8000_0001: SYSCALL, LM), then the
 /// highest basic and extended leaves, then `is_x86_feature_detected!` of SSE2, SSE4.1 and
-/// AVX2.
+/// AVX2, then `cpufeatures` of SSE2, AES(+SSE2) and AVX2.
 #[rustfmt::skip]
-const BASELINE_IDENTIFICATION: [u32; 25] = [
+const BASELINE_IDENTIFICATION: [u32; 28] = [
     1, 0, 0, 0,
     0, 0, 0, 0x0780_8101,
     0, 0, 0, 0,
     0x8000_0001, 0, 0, 0,
     0, 0, 0, 0x2000_0800,
     1, 0x8000_0001,
+    1, 0, 0,
     1, 0, 0,
 ];
 
