@@ -211,8 +211,8 @@ pub enum Error {
     },
 
     /// A kernel stopped with a fault: a trap (a failed check in device code: index out of bounds,
-    /// division by zero, and any panic in a build without messages), an illegal address or
-    /// instruction.
+    /// division by zero, and any panic in a build without messages; a call of a function that
+    /// exists only for the host), an illegal address or instruction.
     ///
     /// The driver reports a fault to the next call on the context without saying which kernel
     /// caused it. When one kernel launched through cuda-host was in flight it is that one;
@@ -224,8 +224,9 @@ pub enum Error {
          the driver reports like this; check the indices the kernel computes against the \
          lengths of its buffers. A build with check messages (the default without `--release`, \
          or CUDA_OXIDE_PANIC_MESSAGES=1 when building) reports the check's message, \
-         file:line:column, block and thread instead of this fault.{narrow} The CUDA context \
-         cannot be used after a fault: create a new process to continue",
+         file:line:column, block and thread instead of this fault. A call of a function that \
+         exists only for the host (one the build warned about) traps too.{narrow} The CUDA \
+         context cannot be used after a fault: create a new process to continue",
         culprit = fault_culprit(kernel, in_flight),
         narrow = if in_flight.is_empty() {
             ""
@@ -449,6 +450,7 @@ mod tests {
         );
         assert!(text.contains("out of bounds"), "{text}");
         assert!(text.contains("CUDA_OXIDE_PANIC_MESSAGES=1"), "{text}");
+        assert!(text.contains("exists only for the host"), "{text}");
 
         let load = Error::ModuleLoad {
             crate_name: "app",
