@@ -529,8 +529,16 @@ fn host_only_functions_behind_cpu_detection_build_and_trap() {
         !guarded.contains("trap;") && !guarded.contains("host_sum"),
         "a host-only function is reached:\n{guarded}"
     );
-    // Without detection, the kernel traps where it would call them.
+    // Without detection, the kernel traps where it would call them: the foreign one's body is
+    // a trap, the other's a panic naming it (a dev build has panic messages).
     let unguarded = &ptx[ptx.find(".entry unguarded(").expect("kernel unguarded")..];
     let unguarded = &unguarded[..unguarded.find("\n}").unwrap()];
-    assert!(unguarded.contains("trap;"), "no trap:\n{unguarded}");
+    assert!(
+        unguarded.contains("trap;") || unguarded.contains("call.uni"),
+        "no trap:\n{unguarded}"
+    );
+    assert!(
+        ptx.contains("cuda_device__shims__panicking__panic_nounwind"),
+        "the host-only function does not panic with its name:\n{ptx}"
+    );
 }

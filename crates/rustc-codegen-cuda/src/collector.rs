@@ -156,7 +156,27 @@ pub fn collect_device_functions<'tcx>(
         let index = collected.len();
         collected.push(function);
         let instance = function.instance;
-        if function.host_only || !has_mir(tcx, instance) {
+        if function.host_only {
+            // Its body is a panic saying what it is (`mir_importer`'s host-only bodies), with
+            // panic messages; a foreign one's is a bare trap.
+            if panic_messages
+                && !tcx.is_foreign_item(instance.def_id())
+                && let Some(def_id) =
+                    def_id_of_path(tcx, mir_importer::translator::body::HOST_ONLY_PANIC)
+            {
+                let panic = Instance::mono(tcx, def_id);
+                if seen.insert(panic) {
+                    worklist.push_back(DeviceFunction {
+                        instance: panic,
+                        is_kernel: false,
+                        caller: Some((index, tcx.def_span(instance.def_id()))),
+                        host_only: false,
+                    });
+                }
+            }
+            continue;
+        }
+        if !has_mir(tcx, instance) {
             // No body to walk: the device pipeline reports the missing MIR for this function.
             continue;
         }
@@ -182,7 +202,7 @@ pub fn collect_device_functions<'tcx>(
                 // The kernel's own code asks for a CPU feature the GPU does not claim: that is
                 // an error at the call, not a trap (`core::arch`'s SSE4.1 and later, say).
                 (CalleeRule::HostOnly, _)
-                    if written_in_local_crate(tcx, span)
+                    if written_in_local_crate(tcx, span, false)
                         && !tcx.is_foreign_item(callee.def_id()) =>
                 {
                     let mut chain = call_chain(&collected, index);
@@ -235,7 +255,7 @@ pub fn collect_device_functions<'tcx>(
                 // matrices), so it is a host-only function, which the build names in a warning;
                 // the kernel's own crate may not call `std` (below).
                 (CalleeRule::Forbidden { .. }, _)
-                    if !written_in_local_crate(tcx, span)
+                    if !written_in_local_crate(tcx, span, true)
                         && tcx.crate_name(callee.def_id().krate).as_str() == "std" =>
                 {
                     seen.insert(callee);
@@ -382,10 +402,17 @@ pub fn missing_cpu_features<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -
     missing.join(", ")
 }
 
-/// Whether the call at `span` is written in the crate being compiled: not in a dependency whose
-/// function a release build inlined into it, nor in a dependency's macro (`cpufeatures::new!`)
-/// expanded in it; either way the span is still in the dependency's source.
-fn written_in_local_crate(tcx: TyCtxt<'_>, span: Span) -> bool {
+/// Whether the call at `span` is written in the crate being compiled, not in a dependency
+/// whose function a release build inlined into it (the span is then still in the dependency's
+/// source). A call that a macro of another crate wrote counts as the crate's own when
+/// `macros_are_local` (`println!` writes `std::io::_print` where the user calls it), as that
+/// crate's otherwise (`cpufeatures::new!` writes the `_xgetbv` behind its detection).
+fn written_in_local_crate(tcx: TyCtxt<'_>, span: Span, macros_are_local: bool) -> bool {
+    let span = if macros_are_local {
+        span.source_callsite()
+    } else {
+        span
+    };
     tcx.sess.source_map().lookup_source_file(span.lo()).cnum == rustc_hir::def_id::LOCAL_CRATE
 }
 

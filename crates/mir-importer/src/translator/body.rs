@@ -2,10 +2,14 @@
 
 use std::collections::HashMap;
 
-use dialect_mir::ops::{AllocaOp, FieldAddrOp, FuncOp, GotoOp, StoreOp, TrapOp};
+use dialect_mir::ops::{
+    AllocaOp, FieldAddrOp, FuncOp, GlobalAddrOp, GotoOp, MakeSliceOp, StoreOp, TrapOp,
+    UnreachableOp,
+};
+use dialect_mir::types::{PtrType, SliceType};
 use pliron::basic_block::BasicBlock;
 use pliron::builtin::op_interfaces::OneRegionInterface;
-use pliron::builtin::types::FunctionType;
+use pliron::builtin::types::{FunctionType, IntegerType, Signedness};
 use pliron::combine::stream::position::SourcePosition;
 use pliron::context::{Context, Ptr};
 use pliron::identifier::Identifier;
@@ -108,7 +112,36 @@ pub struct FnTranslator<'a> {
     variables: bool,
 }
 
+/// The device function a host-only function's body calls with its message: a panic that
+/// records it for the host (the collector collects it beside each host-only function).
+pub const HOST_ONLY_PANIC: &str = "cuda_device::shims::panicking::panic_nounwind";
+
 impl FnTranslator<'_> {
+    /// The body of a function that exists only for the host: a panic saying so.
+    fn host_only_panic(&mut self, name: &str) -> Result<(), TranslationError> {
+        let message = format!(
+            "device code called `{name}`, which exists only for the host (a function that needs \
+             CPU features beyond the x86-64 baseline, `std`, or `thread_local!`); the build \
+             warned of it"
+        );
+        let len = message.len() as u128;
+        let global = self.globals.bytes(self.ctx, message.into_bytes(), 1);
+        let byte_ty = IntegerType::get(self.ctx, 8, Signedness::Unsigned);
+        let byte_ptr = PtrType::get_generic(self.ctx, byte_ty.into()).into();
+        let data = self
+            .emit(|ctx| GlobalAddrOp::new(ctx, global, byte_ptr))
+            .result(self.ctx);
+        let len = self.usize_constant(len);
+        let str_ty = SliceType::get(self.ctx, byte_ty.into()).into();
+        let text = self
+            .emit(|ctx| MakeSliceOp::new(ctx, data, len, str_ty))
+            .result(self.ctx);
+        let callee = crate::naming::path_symbol(HOST_ONLY_PANIC).expect("a plain path");
+        self.emit_call(&callee, vec![text], None)?;
+        self.emit(UnreachableOp::new);
+        Ok(())
+    }
+
     /// The `mir.func` being built.
     pub(crate) fn current_function(&self) -> FuncOp {
         self.func
@@ -259,9 +292,14 @@ pub fn translate_function(
         fx.panic_bound_blocks()
     };
     if function.host_only {
-        // Only a CPU with features the GPU does not claim to have may run it (see
-        // `CollectedFunction::host_only`).
-        fx.emit(TrapOp::new);
+        // Only the host may run it (see `CollectedFunction::host_only`): with panic messages,
+        // a panic that names it (the collector collected the panic function), else a trap.
+        if panic_messages {
+            let name = reserved_oxide_symbols::strip_all_reserved(&function.instance.name());
+            fx.host_only_panic(&name)?;
+        } else {
+            fx.emit(TrapOp::new);
+        }
         return Ok(func);
     }
     fx.create_blocks();
