@@ -39,6 +39,11 @@ fn math_methods() -> &'static (String, Vec<String>) {
             text.contains("stage link"),
             "libdevice was not linked:\n{text}"
         );
+        // The C math functions `std` binds are foreign, but computed on the GPU: not host-only.
+        assert!(
+            !text.contains("exist only for the host"),
+            "math functions taken for host-only ones:\n{text}"
+        );
         let ptx_path = repo().join("tests/fixtures/target/oxide/debug/math_methods.ptx");
         let ptx = std::fs::read_to_string(&ptx_path)
             .unwrap_or_else(|e| panic!("{}: {e}", ptx_path.display()));

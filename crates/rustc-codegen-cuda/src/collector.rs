@@ -344,7 +344,6 @@ fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
         {
             CalleeRule::IntrinsicStub
         }
-        _ if is_host_only(tcx, callee) => CalleeRule::HostOnly,
         _ => {
             let def_id = callee.def_id();
             let crate_name = tcx.crate_name(def_id.krate);
@@ -355,7 +354,13 @@ fn rule_for<'tcx>(tcx: TyCtxt<'tcx>, callee: Instance<'tcx>) -> CalleeRule {
                     .output()
                     .skip_binder()
                     .is_never();
-            crate_rules::classify(crate_name.as_str(), &fqdn(tcx, def_id), diverges)
+            // The crate rules first: a C math function of `std` is foreign but computed on
+            // the GPU, a diverging one of `core` is a panic. Only a function they would compile
+            // may be one that exists only for the host.
+            match crate_rules::classify(crate_name.as_str(), &fqdn(tcx, def_id), diverges) {
+                CalleeRule::Collect if is_host_only(tcx, callee) => CalleeRule::HostOnly,
+                rule => rule,
+            }
         }
     }
 }
