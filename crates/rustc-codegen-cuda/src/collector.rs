@@ -165,14 +165,8 @@ pub fn collect_device_functions<'tcx>(
                     def_id_of_path(tcx, mir_importer::translator::body::HOST_ONLY_PANIC)
             {
                 let panic = Instance::mono(tcx, def_id);
-                if seen.insert(panic) {
-                    worklist.push_back(DeviceFunction {
-                        instance: panic,
-                        is_kernel: false,
-                        caller: Some((index, tcx.def_span(instance.def_id()))),
-                        host_only: false,
-                    });
-                }
+                let caller = (index, tcx.def_span(instance.def_id()));
+                enqueue(&mut seen, &mut worklist, panic, caller, false);
             }
             continue;
         }
@@ -191,13 +185,7 @@ pub fn collect_device_functions<'tcx>(
                 // like any other. Intrinsic stubs have no address; the importer says so.
                 (CalleeRule::Collect, _)
                 | (CalleeRule::Panic | CalleeRule::UbCheck, Use::Address) => {
-                    seen.insert(callee);
-                    worklist.push_back(DeviceFunction {
-                        instance: callee,
-                        is_kernel: false,
-                        caller: Some((index, span)),
-                        host_only: false,
-                    });
+                    enqueue(&mut seen, &mut worklist, callee, (index, span), false);
                 }
                 // The kernel's own code asks for a CPU feature the GPU does not claim: that is
                 // an error at the call, not a trap (`core::arch`'s SSE4.1 and later, say).
@@ -205,25 +193,11 @@ pub fn collect_device_functions<'tcx>(
                     if written_in_local_crate(tcx, span, false)
                         && !tcx.is_foreign_item(callee.def_id()) =>
                 {
-                    let mut chain = call_chain(&collected, index);
-                    chain.push(callee);
-                    return Err(Box::new(ForbiddenCall {
-                        callee,
-                        why: Forbidden::CpuFeatures(missing_cpu_features(tcx, callee)),
-                        span,
-                        chain,
-                        caller: index,
-                        collected,
-                    }));
+                    let why = Forbidden::CpuFeatures(missing_cpu_features(tcx, callee));
+                    return Err(forbidden_call(collected, index, callee, span, why));
                 }
                 (CalleeRule::HostOnly, _) => {
-                    seen.insert(callee);
-                    worklist.push_back(DeviceFunction {
-                        instance: callee,
-                        is_kernel: false,
-                        caller: Some((index, span)),
-                        host_only: true,
-                    });
+                    enqueue(&mut seen, &mut worklist, callee, (index, span), true);
                 }
                 // With panic messages, a diverging function of `core` with MIR
                 // (`panic_display::<T>`, `assert_failed::<T, U>`) is compiled: it leads to a
@@ -234,13 +208,7 @@ pub fn collect_device_functions<'tcx>(
                         && tcx.crate_name(callee.def_id().krate).as_str() == "core"
                         && has_mir(tcx, callee) =>
                 {
-                    seen.insert(callee);
-                    worklist.push_back(DeviceFunction {
-                        instance: callee,
-                        is_kernel: false,
-                        caller: Some((index, span)),
-                        host_only: false,
-                    });
+                    enqueue(&mut seen, &mut worklist, callee, (index, span), false);
                 }
                 (
                     CalleeRule::IntrinsicStub
@@ -258,33 +226,58 @@ pub fn collect_device_functions<'tcx>(
                     if !written_in_local_crate(tcx, span, true)
                         && tcx.crate_name(callee.def_id().krate).as_str() == "std" =>
                 {
-                    seen.insert(callee);
-                    worklist.push_back(DeviceFunction {
-                        instance: callee,
-                        is_kernel: false,
-                        caller: Some((index, span)),
-                        host_only: true,
-                    });
+                    enqueue(&mut seen, &mut worklist, callee, (index, span), true);
                 }
                 (CalleeRule::Forbidden { reason }, _) => {
-                    let mut chain = call_chain(&collected, index);
-                    chain.push(callee);
-                    return Err(Box::new(ForbiddenCall {
-                        callee,
-                        why: Forbidden::Crate {
-                            name: tcx.crate_name(callee.def_id().krate).to_string(),
-                            reason,
-                        },
-                        span,
-                        chain,
-                        caller: index,
-                        collected,
-                    }));
+                    let why = Forbidden::Crate {
+                        name: tcx.crate_name(callee.def_id().krate).to_string(),
+                        reason,
+                    };
+                    return Err(forbidden_call(collected, index, callee, span, why));
                 }
             }
         }
     }
     Ok(collected)
+}
+
+/// Queues `callee`, called from `caller` (its index in the collected list, and the call's
+/// span), to be collected unless it was already seen.
+fn enqueue<'tcx>(
+    seen: &mut FxHashSet<Instance<'tcx>>,
+    worklist: &mut VecDeque<DeviceFunction<'tcx>>,
+    callee: Instance<'tcx>,
+    caller: (usize, Span),
+    host_only: bool,
+) {
+    if seen.insert(callee) {
+        worklist.push_back(DeviceFunction {
+            instance: callee,
+            is_kernel: false,
+            caller: Some(caller),
+            host_only,
+        });
+    }
+}
+
+/// The refusal of the call of `callee` at `span` from `collected[caller]`, for `why`.
+fn forbidden_call<'tcx>(
+    collected: Vec<DeviceFunction<'tcx>>,
+    caller: usize,
+    callee: Instance<'tcx>,
+    span: Span,
+    why: Forbidden,
+) -> Box<ForbiddenCall<'tcx>> {
+    let mut chain = call_chain(&collected, caller);
+    chain.push(callee);
+    Box::new(ForbiddenCall {
+        callee,
+        why,
+        span,
+        chain,
+        caller,
+        collected,
+    })
 }
 
 /// The functions from a root to `collected[index]`, root first.
