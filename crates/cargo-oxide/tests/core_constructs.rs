@@ -196,6 +196,18 @@ fn core_constructs_compile_to_ptx() {
             "no kernel for `{name}` in the PTX"
         );
     }
+    // `integer_display` formats for real (`core::fmt::write`): with panic messages (this dev
+    // build's default) the formatting methods it calls through pointers must stay functions,
+    // listed with their descriptors in the module's table, not be replaced by descriptors
+    // (calling one then jumped into data on the GPU).
+    let table = ptx
+        .lines()
+        .find(|line| line.contains("cuda_device__panic__FORMATTING_METHODS["))
+        .expect("the table of formatting methods");
+    assert!(
+        table.contains("7Display3fmt"),
+        "`Display::fmt` of an integer is not in the table: {table}"
+    );
     if let Some(ptxas) = llvm_export::find_ptxas() {
         llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }

@@ -11,11 +11,11 @@
 //!
 //! The message is copied as `core::fmt::Arguments` holds it: its template (literal pieces
 //! and placeholders with their flags, width and precision) and, for each placeholder, the
-//! raw bits of the argument with its type. The compiler makes that possible: in device code
-//! a formatting trait method never becomes a function pointer; where `format_args!` (or a
-//! `&dyn Debug` vtable) would hold `<T as Display>::fmt`, it holds a pointer to a
-//! [`descriptor`] of `T` instead. The device therefore never runs `core::fmt`, and a kernel
-//! that can panic carries no formatting code.
+//! raw bits of the argument with its type. The compiler makes that possible: where
+//! `format_args!` (or a `&dyn Debug` vtable) holds `<T as Display>::fmt`, device code holds a
+//! pointer to a [`descriptor`] of `T` instead, so a kernel that can panic carries no formatting
+//! code. Device code that formats for real (`write!` into a buffer) keeps the methods, and the
+//! compiler lists each one's descriptor in [`FORMATTING_METHODS`].
 //!
 //! The layout of the record ([`layout`]) is shared with the host, which decodes it.
 
@@ -135,6 +135,45 @@ pub mod descriptor {
     pub const NAME: usize = 8;
     /// The vtable slot of a formatting trait's `fmt` (after drop, size, align).
     pub const VTABLE_FMT_SLOT: usize = 3;
+}
+
+/// A module's formatting methods with their descriptors: pairs of a method's address and its
+/// descriptor's, then a pair of a null address and what an address not in the table stands
+/// for (null: the address is a descriptor itself). The compiler writes the table of each
+/// module (`mir_importer`'s `GlobalRegistry::finish`); here it is empty. Not for direct use.
+#[doc(hidden)]
+#[repr(C)]
+pub struct FormattingMethodTable([*const u8; 2]);
+
+// SAFETY: immutable, and what it points to is immutable.
+unsafe impl Sync for FormattingMethodTable {}
+
+/// This module's formatting methods (see [`FormattingMethodTable`]). Not for direct use.
+#[doc(hidden)]
+pub static FORMATTING_METHODS: FormattingMethodTable =
+    FormattingMethodTable([core::ptr::null(); 2]);
+
+/// The descriptor of the formatter `formatter` of an argument or a vtable: the formatting
+/// method's descriptor from [`FORMATTING_METHODS`], or `formatter` itself when it is one.
+#[inline(never)]
+fn descriptor_of(formatter: *const u8) -> *const u8 {
+    let mut entry = (&raw const FORMATTING_METHODS).cast::<[*const u8; 2]>();
+    loop {
+        // SAFETY: the compiler's table ends with a pair whose address is null.
+        let [method, descriptor] = unsafe { entry.read() };
+        if method.is_null() {
+            return if descriptor.is_null() {
+                formatter
+            } else {
+                descriptor
+            };
+        }
+        if method == formatter {
+            return descriptor;
+        }
+        // SAFETY: not past the final pair.
+        entry = unsafe { entry.add(1) };
+    }
 }
 
 /// Which word of a `core::fmt::rt::Argument` holds the value's address (the other holds the
@@ -460,7 +499,7 @@ impl Writer {
                 (second as *const u8, first as *const u8)
             };
             let spec = Spec { flags, width, prec };
-            self.value(value, desc, &spec, depth);
+            self.value(value, descriptor_of(desc), &spec, depth);
         }
     }
 
@@ -485,7 +524,7 @@ impl Writer {
                 layout::KIND_DYN => {
                     let data = p.cast::<*const u8>().read();
                     let vtable = p.cast::<*const *const u8>().add(1).read();
-                    let inner = vtable.add(descriptor::VTABLE_FMT_SLOT).read();
+                    let inner = descriptor_of(vtable.add(descriptor::VTABLE_FMT_SLOT).read());
                     if depth < MAX_DEPTH {
                         self.value(data, inner, spec, depth.wrapping_add(1));
                     }

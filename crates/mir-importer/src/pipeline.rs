@@ -73,6 +73,10 @@ pub struct PipelineConfig {
     /// it is a bare trap (the release default: explicit panics keep their message and
     /// location, checks cost nothing on the hot path).
     pub check_messages: bool,
+    /// Whether device code formats for real (it builds a `core::fmt::Formatter`): formatting
+    /// methods are then compiled functions, whose descriptors a panic message finds in a table,
+    /// rather than descriptors ([translator::fmt_descriptor]).
+    pub device_formats: bool,
     /// Make a failed check that guards a global load or store fault at that access instead of
     /// branching to a trap ([llvm_export::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
     /// default). Only bare traps are concerned: with panic messages it changes nothing.
@@ -383,7 +387,7 @@ fn translate_module(
     let module_block = module.get_body(ctx, 0);
     let mut types = TypeTranslator::default();
     let mut globals = GlobalRegistry::new(module_block, target);
-    globals.set_panic_messages(config.panic_messages);
+    globals.set_formatting(config.panic_messages, config.device_formats);
     let mut rustc_mir = String::new();
     for (index, function) in functions.iter().enumerate() {
         if function.host_only && function.instance.is_foreign_item() {
@@ -423,6 +427,7 @@ fn translate_module(
         }
     }
     dump(config, config.show_rustc_mir, "rustc.mir", &rustc_mir)?;
+    globals.finish(ctx);
     Ok(module)
 }
 

@@ -116,17 +116,34 @@ pub fn find_roots<'tcx>(tcx: TyCtxt<'tcx>) -> DeviceRoots<'tcx> {
     roots
 }
 
-/// Walks the call graph from `roots` and returns every function to compile for the device,
-/// roots first, in breadth-first order; or the first call that breaks the crate rules.
+/// The device code of a crate, as [collect_device_functions] finds it.
+#[derive(Debug)]
+pub struct DeviceCode<'tcx> {
+    /// Every function to compile for the device, roots first, in breadth-first order.
+    pub functions: Vec<DeviceFunction<'tcx>>,
+    /// Whether device code formats for real: some function builds a `core::fmt::Formatter`
+    /// (`core::fmt::write`, behind `write!` into a buffer), which calls formatting methods
+    /// through their addresses. Those methods are then compiled, and a panic message finds
+    /// their descriptors in a table (`mir_importer::translator::fmt_descriptor`); otherwise a
+    /// formatting method's address is its descriptor and the method is not compiled.
+    pub formats: bool,
+}
+
+/// Walks the call graph from `roots` and returns every function to compile for the device;
+/// or the first call that breaks the crate rules.
 pub fn collect_device_functions<'tcx>(
     tcx: TyCtxt<'tcx>,
     roots: &DeviceRoots<'tcx>,
     panic_messages: bool,
     check_messages: bool,
-) -> Result<Vec<DeviceFunction<'tcx>>, Box<ForbiddenCall<'tcx>>> {
+) -> Result<DeviceCode<'tcx>, Box<ForbiddenCall<'tcx>>> {
     let mut collected: Vec<DeviceFunction<'tcx>> = Vec::new();
     let mut seen: FxHashSet<Instance<'tcx>> = FxHashSet::default();
     let mut worklist = VecDeque::new();
+    let mut formats = false;
+    // Formatting methods whose addresses device code takes, kept until some function is found
+    // to format for real (they are descriptors until then).
+    let mut formatting_methods: Vec<(Instance<'tcx>, (usize, Span))> = Vec::new();
     let roots = roots
         .kernels
         .iter()
@@ -175,17 +192,35 @@ pub fn collect_device_functions<'tcx>(
             continue;
         }
         let body = tcx.instance_mir(instance.def);
-        for (callee, span, how) in callees(tcx, instance, body, panic_messages, check_messages) {
+        let uses = callees(tcx, instance, body, panic_messages, check_messages);
+        let mut pending: Vec<_> = uses
+            .callees
+            .into_iter()
+            .map(|(callee, span, how)| (callee, index, span, how))
+            .collect();
+        if uses.builds_formatter && !formats {
+            formats = true;
+            pending.extend(
+                formatting_methods
+                    .drain(..)
+                    .map(|(method, (caller, span))| (method, caller, span, Use::Address)),
+            );
+        }
+        for (callee, caller, span, how) in pending {
             if seen.contains(&callee) {
                 continue;
             }
             match (rule_for(tcx, callee), how) {
+                (_, Use::FormattingMethod) if !formats => {
+                    formatting_methods.push((callee, (caller, span)));
+                }
                 // A function whose address is taken must exist even where a call to it would
                 // not be made (a panic traps instead, a UB check is off): its body is compiled
                 // like any other. Intrinsic stubs have no address; the importer says so.
                 (CalleeRule::Collect, _)
-                | (CalleeRule::Panic | CalleeRule::UbCheck, Use::Address) => {
-                    enqueue(&mut seen, &mut worklist, callee, (index, span), false);
+                | (CalleeRule::Panic | CalleeRule::UbCheck, Use::Address | Use::FormattingMethod) =>
+                {
+                    enqueue(&mut seen, &mut worklist, callee, (caller, span), false);
                 }
                 // The kernel's own code asks for a CPU feature the GPU does not claim: that is
                 // an error at the call, not a trap (`core::arch`'s SSE4.1 and later, say).
@@ -194,10 +229,10 @@ pub fn collect_device_functions<'tcx>(
                         && !tcx.is_foreign_item(callee.def_id()) =>
                 {
                     let why = Forbidden::CpuFeatures(missing_cpu_features(tcx, callee));
-                    return Err(forbidden_call(collected, index, callee, span, why));
+                    return Err(forbidden_call(collected, caller, callee, span, why));
                 }
                 (CalleeRule::HostOnly, _) => {
-                    enqueue(&mut seen, &mut worklist, callee, (index, span), true);
+                    enqueue(&mut seen, &mut worklist, callee, (caller, span), true);
                 }
                 // With panic messages, a diverging function of `core` with MIR
                 // (`panic_display::<T>`, `assert_failed::<T, U>`) is compiled: it leads to a
@@ -208,7 +243,7 @@ pub fn collect_device_functions<'tcx>(
                         && tcx.crate_name(callee.def_id().krate).as_str() == "core"
                         && has_mir(tcx, callee) =>
                 {
-                    enqueue(&mut seen, &mut worklist, callee, (index, span), false);
+                    enqueue(&mut seen, &mut worklist, callee, (caller, span), false);
                 }
                 (
                     CalleeRule::IntrinsicStub
@@ -226,19 +261,22 @@ pub fn collect_device_functions<'tcx>(
                     if !written_in_local_crate(tcx, span, true)
                         && tcx.crate_name(callee.def_id().krate).as_str() == "std" =>
                 {
-                    enqueue(&mut seen, &mut worklist, callee, (index, span), true);
+                    enqueue(&mut seen, &mut worklist, callee, (caller, span), true);
                 }
                 (CalleeRule::Forbidden { reason }, _) => {
                     let why = Forbidden::Crate {
                         name: tcx.crate_name(callee.def_id().krate).to_string(),
                         reason,
                     };
-                    return Err(forbidden_call(collected, index, callee, span, why));
+                    return Err(forbidden_call(collected, caller, callee, span, why));
                 }
             }
         }
     }
-    Ok(collected)
+    Ok(DeviceCode {
+        functions: collected,
+        formats,
+    })
 }
 
 /// Queues `callee`, called from `caller` (its index in the collected list, and the call's
@@ -541,6 +579,17 @@ enum Use {
     Call,
     /// Its address is taken: a function pointer, a vtable entry, a pointer inside a constant.
     Address,
+    /// The address of a formatting trait's `fmt` method is taken, with panic messages on: a
+    /// descriptor unless device code formats for real ([DeviceCode::formats]).
+    FormattingMethod,
+}
+
+/// What a body uses: see [callees].
+struct BodyUses<'tcx> {
+    /// The functions it calls, drops or takes the address of, with the span of the use.
+    callees: Vec<(Instance<'tcx>, Span, Use)>,
+    /// Whether it builds a `core::fmt::Formatter` (see [DeviceCode::formats]).
+    builds_formatter: bool,
 }
 
 /// The functions `body` calls, drops or takes the address of, monomorphised for `instance`,
@@ -554,7 +603,7 @@ fn callees<'tcx>(
     body: &'tcx mir::Body<'tcx>,
     panic_messages: bool,
     check_messages: bool,
-) -> Vec<(Instance<'tcx>, Span, Use)> {
+) -> BodyUses<'tcx> {
     let mut uses = Uses {
         tcx,
         instance,
@@ -562,12 +611,16 @@ fn callees<'tcx>(
         panic_messages,
         check_messages: panic_messages && check_messages,
         out: Vec::new(),
+        builds_formatter: false,
         seen_allocs: FxHashSet::default(),
     };
     for block in device_reachable_blocks(tcx, body, panic_messages) {
         uses.visit_basic_block_data(block, &body.basic_blocks[block]);
     }
-    uses.out
+    BodyUses {
+        callees: uses.out,
+        builds_formatter: uses.builds_formatter,
+    }
 }
 
 /// The MIR visitor behind [callees].
@@ -580,6 +633,8 @@ struct Uses<'tcx> {
     /// Whether failed checks (`Assert`) call their panic function rather than trap.
     check_messages: bool,
     out: Vec<(Instance<'tcx>, Span, Use)>,
+    /// Whether the body builds a `core::fmt::Formatter`.
+    builds_formatter: bool,
     seen_allocs: FxHashSet<AllocId>,
 }
 
@@ -593,6 +648,17 @@ impl<'tcx> Uses<'tcx> {
             TypingEnv::fully_monomorphized(),
             EarlyBinder::bind(value),
         )
+    }
+
+    /// How taking the address of `callee` uses it: a formatting method's address is a
+    /// descriptor with panic messages, unless device code formats for real
+    /// (`mir_importer::translator::fmt_descriptor`).
+    fn address_use(&self, callee: Instance<'tcx>) -> Use {
+        if self.panic_messages && is_fmt_method(self.tcx, callee) {
+            Use::FormattingMethod
+        } else {
+            Use::Address
+        }
     }
 
     /// The functions an allocation points to, through other allocations, vtables and statics.
@@ -628,11 +694,10 @@ impl<'tcx> Uses<'tcx> {
                     self.walk_alloc(target, span);
                 }
             }
-            // A formatting method's address is a descriptor in device code (see
-            // `mir_importer::translator::fmt_descriptor`): the method is not compiled.
-            GlobalAlloc::Function { instance }
-                if self.panic_messages && is_fmt_method(tcx, instance) => {}
-            GlobalAlloc::Function { instance } => self.out.push((instance, span, Use::Address)),
+            GlobalAlloc::Function { instance } => {
+                let how = self.address_use(instance);
+                self.out.push((instance, span, how));
+            }
             GlobalAlloc::VTable(ty, dyn_ty) => {
                 let principal = dyn_ty
                     .principal()
@@ -674,6 +739,12 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
     fn visit_rvalue(&mut self, rvalue: &mir::Rvalue<'tcx>, location: mir::Location) {
         let span = self.body.source_info(location).span;
         let tcx = self.tcx;
+        if let mir::Rvalue::Aggregate(kind, _) = rvalue
+            && let mir::AggregateKind::Adt(def_id, ..) = **kind
+            && tcx.is_diagnostic_item(rustc_span::sym::Formatter, def_id)
+        {
+            self.builds_formatter = true;
+        }
         if let mir::Rvalue::Cast(mir::CastKind::PointerCoercion(coercion, _), operand, target) =
             rvalue
         {
@@ -691,9 +762,9 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
                             def_id,
                             args,
                         )
-                        && !(self.panic_messages && is_fmt_method(tcx, callee))
                     {
-                        self.out.push((callee, span, Use::Address));
+                        let how = self.address_use(callee);
+                        self.out.push((callee, span, how));
                     }
                 }
                 PointerCoercion::ClosureFnPointer(_) => {

@@ -35,12 +35,13 @@ pub fn codegen_device_code<'tcx>(
     }
     let panic_messages = config.panic_messages();
     let check_messages = config.check_messages(tcx.sess.opts.debug_assertions);
-    let collected =
+    let device_code =
         match collector::collect_device_functions(tcx, &roots, panic_messages, check_messages) {
-            Ok(collected) => collected,
+            Ok(device_code) => device_code,
             Err(forbidden) => report_forbidden_call(tcx, &forbidden),
         };
     let collect_time = started.elapsed();
+    let collected = device_code.functions;
 
     let crate_name = tcx.crate_name(LOCAL_CRATE).to_string();
     warn_of_foreign_functions(tcx, &crate_name, &collected);
@@ -72,6 +73,7 @@ pub fn codegen_device_code<'tcx>(
             cubin: !config.no_cubin,
             panic_messages,
             check_messages,
+            device_formats: device_code.formats,
             faulting_checks: config.faulting_checks(),
             check_hoisting: config.check_hoisting(),
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),

@@ -24,16 +24,15 @@ const INPUTS: usize = 64;
 mod kernels {
     use cuda_device::{kernel, thread};
 
-    /// Thread `t` runs use `t % uses` on input block `t / uses`.
+    /// Thread `t` runs use `case` on input block `t`.
     #[kernel]
-    pub fn run(inputs: &[u8], out: &mut [u8]) {
+    pub fn run(case: u32, inputs: &[u8], out: &mut [u8]) {
         let t = thread::index_1d().get();
-        let uses = super::CASES.len();
-        let start = (t / uses) * super::INPUT_BYTES;
+        let start = t * super::INPUT_BYTES;
         if start + super::INPUT_BYTES <= inputs.len() {
             let input = &inputs[start..start + super::INPUT_BYTES];
             let at = t * super::OUTPUT_BYTES;
-            super::uses::run(t % uses, input, &mut out[at..at + super::OUTPUT_BYTES]);
+            super::uses::run(case as usize, input, &mut out[at..at + super::OUTPUT_BYTES]);
         }
     }
 }
@@ -47,39 +46,52 @@ fn main() -> ExitCode {
     run_example("crate_list", run)
 }
 
+/// Runs each use (or those named on the command line) in a launch of its own, so that a fault
+/// names its crate.
 fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
+    let chosen: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(unknown) = chosen.iter().find(|name| !CASES.contains(&name.as_str())) {
+        return Err(format!(
+            "no use named `{unknown}`; the uses are {}",
+            CASES.join(", ")
+        )
+        .into());
+    }
     // Formatting (`core::fmt`) calls through `dyn Write`: `ptxas` cannot bound the stack.
     gpu.ctx.set_stack_size(16 * 1024)?;
     let module = kernels::load(&gpu.ctx)?;
     let stream = &gpu.stream;
     let mut rng = Rng::new(25);
     let inputs: Vec<u8> = rng.vec(INPUTS * INPUT_BYTES, |r| r.next_u64() as u8);
-    let threads = INPUTS * CASES.len();
     let inputs_dev = stream.clone_htod(&inputs)?;
-    let mut out_dev = stream.alloc_zeros::<u8>(threads * OUTPUT_BYTES)?;
-    module.run(
-        stream,
-        LaunchConfig::for_num_elems(threads as u32),
-        &inputs_dev,
-        &mut out_dev,
-    )?;
-    let got = stream.clone_dtoh(&out_dev)?;
-
-    let mut expected = vec![0u8; threads * OUTPUT_BYTES];
-    for (t, out) in expected.chunks_mut(OUTPUT_BYTES).enumerate() {
-        let input = &inputs[(t / CASES.len()) * INPUT_BYTES..][..INPUT_BYTES];
-        uses::run(t % CASES.len(), input, out);
-    }
-
+    let mut out_dev = stream.alloc_zeros::<u8>(INPUTS * OUTPUT_BYTES)?;
     let mut ok = true;
     for (case, name) in CASES.iter().enumerate() {
+        if !chosen.is_empty() && !chosen.iter().any(|c| c == name) {
+            continue;
+        }
+        // What a use leaves unwritten must read as zero, as on the CPU.
+        stream.memset_zeros(&mut out_dev)?;
+        module
+            .run(
+                stream,
+                blocks_of(INPUTS),
+                case as u32,
+                &inputs_dev,
+                &mut out_dev,
+            )
+            .and_then(|()| cuda_host::synchronize(stream))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let got = stream.clone_dtoh(&out_dev)?;
+        let mut expected = vec![0u8; INPUTS * OUTPUT_BYTES];
+        for (input, out) in inputs
+            .chunks(INPUT_BYTES)
+            .zip(expected.chunks_mut(OUTPUT_BYTES))
+        {
+            uses::run(case, input, out);
+        }
         let close = LIBM_RESULTS.contains(name);
-        let first_difference = (0..INPUTS).find(|input| {
-            let at = (input * CASES.len() + case) * OUTPUT_BYTES;
-            let (g, e) = (
-                &got[at..at + OUTPUT_BYTES],
-                &expected[at..at + OUTPUT_BYTES],
-            );
+        let differs = |(g, e): &(&[u8], &[u8])| {
             if close {
                 g.chunks(8).zip(e.chunks(8)).any(|(g, e)| {
                     let g = f64::from_le_bytes(g.try_into().unwrap());
@@ -89,19 +101,29 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
             } else {
                 g != e
             }
-        });
-        match first_difference {
-            None => println!("{name:<12} ok ({INPUTS} inputs, the CPU's bits)"),
-            Some(input) => {
-                let at = (input * CASES.len() + case) * OUTPUT_BYTES;
+        };
+        let pairs = got.chunks(OUTPUT_BYTES).zip(expected.chunks(OUTPUT_BYTES));
+        match pairs.enumerate().find(|(_, pair)| differs(pair)) {
+            None => println!("ok   {name} ({INPUTS} inputs, the CPU's bits)"),
+            Some((input, (g, e))) => {
                 println!(
-                    "{name:<12} MISMATCH on input {input}:\n  gpu {:02x?}\n  cpu {:02x?}",
-                    &got[at..at + 32],
-                    &expected[at..at + 32]
+                    "FAIL {name}: differs on input {input}:\n  gpu {:02x?}\n  cpu {:02x?}",
+                    &g[..32],
+                    &e[..32]
                 );
                 ok = false;
             }
         }
     }
     Ok(ok)
+}
+
+/// Blocks of 64 threads for `threads` threads: the kernel holds every use, so it needs more
+/// registers per thread than 1,024-thread blocks (`LaunchConfig::for_num_elems`) leave it.
+fn blocks_of(threads: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((threads as u32).div_ceil(64), 1, 1),
+        block_dim: (64, 1, 1),
+        shared_mem_bytes: 0,
+    }
 }

@@ -1,14 +1,20 @@
-//! Formatting trait methods in device code: descriptors instead of function pointers.
+//! Formatting trait methods in device code: descriptors for panic messages.
 //!
 //! `format_args!` stores, for each argument, the address of the value and a pointer to the
 //! formatting trait method of its type (`<T as Display>::fmt`); a `&dyn Debug` carries that
-//! method in its vtable. Device code never formats: a panic's message is formatted by the host
-//! from the record the device fills (`cuda_device::panic`). So wherever device code would take
-//! the address of such a method, it gets the address of a small constant that describes `T`
-//! instead (the layout is `cuda_device::panic::descriptor`): which trait, what kind of value
+//! method in its vtable. A panic's message is formatted by the host from the record the device
+//! fills (`cuda_device::panic`), which needs, for each argument, a small constant that describes
+//! `T` (the layout is `cuda_device::panic::descriptor`): which trait, what kind of value
 //! (integer, float, `bool`, `char`, `&str`, trait object, nested `Arguments`, or a type without
-//! device formatting, with its name), its size, and how many references lead to it. The
-//! collector does not collect these methods, so no formatting code reaches the GPU.
+//! device formatting, with its name), its size, and how many references lead to it.
+//!
+//! With panic messages, where device code takes the address of such a method it gets the
+//! address of its descriptor instead, and the method is not compiled: no formatting code
+//! reaches the GPU. Device code that formats for real (`write!` into a buffer: the collector
+//! finds a function that builds a `core::fmt::Formatter`) calls the methods through those
+//! addresses, so there they stay the compiled methods, and the module's table of formatting
+//! methods (`cuda_device::panic::FORMATTING_METHODS`, written by
+//! [super::global::GlobalRegistry::finish]) gives the panic recorder each one's descriptor.
 
 use rustc_middle::ty::{self, TyCtxt};
 
@@ -85,7 +91,7 @@ pub fn descriptor_of<'tcx>(tcx: TyCtxt<'tcx>, instance: ty::Instance<'tcx>) -> O
     Some(describe(tcx, code, self_ty))
 }
 
-/// Whether `instance` is a formatting trait's `fmt` method (which device code never calls).
+/// Whether `instance` is a formatting trait's `fmt` method.
 pub fn is_fmt_method<'tcx>(tcx: TyCtxt<'tcx>, instance: ty::Instance<'tcx>) -> bool {
     match instance.def {
         ty::InstanceKind::Item(def_id) => fmt_method(tcx, def_id, instance.args).is_some(),
@@ -146,6 +152,16 @@ fn describe<'tcx>(tcx: TyCtxt<'tcx>, code: u8, ty: ty::Ty<'tcx>) -> Vec<u8> {
         String::new()
     };
     let mut bytes = vec![code, kind, size, derefs];
+    bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(name.as_bytes());
+    bytes
+}
+
+/// The descriptor of a formatting method missing from the module's table: a value of an
+/// unknown type (which the table never leaves out, as every address taken is entered).
+pub fn unknown_descriptor() -> Vec<u8> {
+    let name = "a value of unknown type";
+    let mut bytes = vec![1, KIND_OPAQUE, 0, 0];
     bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
     bytes.extend_from_slice(name.as_bytes());
     bytes

@@ -52,6 +52,19 @@ pub enum Target {
     Address,
 }
 
+/// What device code gets for the address of a formatting trait's `fmt` method (see
+/// [super::fmt_descriptor]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormattingMethods {
+    /// The compiled method: without panic messages nothing reads descriptors.
+    Compiled,
+    /// Its descriptor; the method is not compiled (panic messages, and no code that formats).
+    Descriptors,
+    /// The compiled method, whose descriptor goes into the module's table of formatting
+    /// methods for panic messages to find (panic messages, and code that formats).
+    CompiledWithTable,
+}
+
 /// The identity of an immutable memory allocation: equal contents share one global.
 #[derive(Clone, Hash, PartialEq, Eq)]
 struct MemoryKey {
@@ -71,9 +84,14 @@ pub struct GlobalRegistry {
     intrinsic_wrappers: HashMap<&'static str, Identifier>,
     /// The GPU architecture (intrinsics it lacks get no wrapper).
     gpu: dialect_nvvm::Target,
-    /// Whether a formatting method's address is its descriptor (with panic messages, see
-    /// [super::fmt_descriptor]) rather than the compiled method.
-    panic_messages: bool,
+    /// What a formatting method's address is.
+    formatting: FormattingMethods,
+    /// The compiled formatting methods whose addresses were taken, with their descriptors'
+    /// globals ([FormattingMethods::CompiledWithTable]).
+    formatting_methods: Vec<(Identifier, Identifier)>,
+    /// The symbol of `cuda_device::panic::FORMATTING_METHODS`, once device code refers to it:
+    /// its global is written by [Self::finish], when every method is known.
+    formatting_table: Option<Identifier>,
     next_id: usize,
 }
 
@@ -88,14 +106,92 @@ impl GlobalRegistry {
             statics: HashMap::new(),
             intrinsic_wrappers: HashMap::new(),
             gpu,
-            panic_messages: false,
+            formatting: FormattingMethods::Compiled,
+            formatting_methods: Vec::new(),
+            formatting_table: None,
             next_id: 0,
         }
     }
 
-    /// Sets whether formatting methods' addresses are descriptors (panic messages on).
-    pub fn set_panic_messages(&mut self, on: bool) {
-        self.panic_messages = on;
+    /// Sets what formatting methods' addresses are: descriptors with panic messages, unless
+    /// device code also formats for real (`device_formats`).
+    pub fn set_formatting(&mut self, panic_messages: bool, device_formats: bool) {
+        self.formatting = match (panic_messages, device_formats) {
+            (false, _) => FormattingMethods::Compiled,
+            (true, false) => FormattingMethods::Descriptors,
+            (true, true) => FormattingMethods::CompiledWithTable,
+        };
+    }
+
+    /// What the address of the function `instance` is: its symbol ([Target::Function]), or
+    /// for a formatting method with [FormattingMethods::Descriptors] its descriptor's global
+    /// ([Target::Global]).
+    pub fn function_address(&mut self, ctx: &mut Context, instance: &Instance) -> TResult<Target> {
+        let descriptor = match self.formatting {
+            FormattingMethods::Compiled => None,
+            _ => super::fmt_descriptor::descriptor_of_stable(instance),
+        };
+        let Some(bytes) = descriptor else {
+            return self.function(ctx, instance).map(Target::Function);
+        };
+        let descriptor = self.bytes(ctx, bytes, 8);
+        if self.formatting == FormattingMethods::Descriptors {
+            return Ok(Target::Global(descriptor));
+        }
+        let function = self.function(ctx, instance)?;
+        if !self.formatting_methods.iter().any(|(f, _)| *f == function) {
+            self.formatting_methods.push((function.clone(), descriptor));
+        }
+        Ok(Target::Function(function))
+    }
+
+    /// Writes what could only be written once every function was translated: the table of
+    /// formatting methods, if device code refers to it. Pairs of a method's address and its
+    /// descriptor's, then a pair of a null address and what an address not in the table
+    /// stands for: itself, a descriptor (null), or an opaque value.
+    pub fn finish(&mut self, ctx: &mut Context) {
+        let Some(name) = self.formatting_table.take() else {
+            return;
+        };
+        let methods = std::mem::take(&mut self.formatting_methods);
+        let not_found = match self.formatting {
+            FormattingMethods::CompiledWithTable => {
+                Some(self.bytes(ctx, super::fmt_descriptor::unknown_descriptor(), 8))
+            }
+            _ => None,
+        };
+        let mut relocations = Vec::with_capacity(2 * methods.len() + 1);
+        for (i, (function, descriptor)) in methods.into_iter().enumerate() {
+            let offset = 16 * i as u64;
+            relocations.push(Relocation {
+                offset,
+                target: function,
+                addend: 0,
+            });
+            relocations.push(Relocation {
+                offset: offset + 8,
+                target: descriptor,
+                addend: 0,
+            });
+        }
+        let terminator = 16 * (relocations.len() / 2) as u64;
+        if let Some(descriptor) = not_found {
+            relocations.push(Relocation {
+                offset: terminator + 8,
+                target: descriptor,
+                addend: 0,
+            });
+        }
+        let init = GlobalInitAttr {
+            bytes: vec![0; terminator as usize + 16],
+            relocations,
+        };
+        let layout = GlobalLayoutAttr {
+            size: init.bytes.len() as u64,
+            align: 8,
+            address_space: ADDRSPACE_GLOBAL,
+        };
+        self.insert(ctx, &name, layout, false, GlobalContent::Init(init));
     }
 
     /// The symbol of the device function whose address is `instance`'s: its own, or for a
@@ -148,16 +244,7 @@ impl GlobalRegistry {
                 };
                 self.target(ctx, memory)
             }
-            GlobalAlloc::Function(instance) => {
-                match self
-                    .panic_messages
-                    .then(|| super::fmt_descriptor::descriptor_of_stable(&instance))
-                    .flatten()
-                {
-                    Some(bytes) => Ok(Target::Global(self.bytes(ctx, bytes, 8))),
-                    None => self.function(ctx, &instance).map(Target::Function),
-                }
-            }
+            GlobalAlloc::Function(instance) => self.function_address(ctx, &instance),
             GlobalAlloc::TypeId { .. } => Ok(Target::Address),
         }
     }
@@ -269,6 +356,10 @@ impl GlobalRegistry {
             return Ok(name);
         }
         let ty = def.ty();
+        if is_formatting_method_table(ty) {
+            self.formatting_table = Some(name.clone());
+            return Ok(name);
+        }
         let shape = layout(ty)?;
         match shared_memory_kind(ty) {
             Some(SharedKind::Dynamic) => {
@@ -411,6 +502,13 @@ enum SharedKind {
     Array { align: u64 },
     /// The block's dynamic shared memory.
     Dynamic,
+}
+
+/// Whether `ty` is `cuda_device::panic::FormattingMethodTable`, whose one static the compiler
+/// fills ([GlobalRegistry::finish]).
+fn is_formatting_method_table(ty: Ty) -> bool {
+    matches!(ty.kind(), TyKind::RigidTy(RigidTy::Adt(def, _))
+        if def.krate().name == "cuda_device" && def.trimmed_name() == "FormattingMethodTable")
 }
 
 /// Whether `def` is `cuda_device::shared::SharedArray`.

@@ -16,6 +16,7 @@ use rustc_public_bridge::IndexedVal;
 
 use super::body::FnTranslator;
 use super::error::{TResult, unsupported};
+use super::global::Target;
 use super::place::{Address, PlaceRef};
 use super::types::is_zero_sized;
 
@@ -589,19 +590,16 @@ impl FnTranslator<'_> {
             Ok(instance) => instance,
             Err(e) => unsupported!("a function pointer to `{from}` ({e})"),
         };
-        if self.panic_messages
-            && let Some(bytes) = super::fmt_descriptor::descriptor_of_stable(&instance)
-        {
-            // A formatting method: its descriptor (see `fmt_descriptor`).
-            let name = self.globals.bytes(self.ctx, bytes, 8);
-            return Ok(self
+        // A formatting method's address may be its descriptor (see `fmt_descriptor`).
+        Ok(match self.globals.function_address(self.ctx, &instance)? {
+            Target::Global(name) => self
                 .emit(|ctx| GlobalAddrOp::new(ctx, name, ptr_ty))
-                .result(self.ctx));
-        }
-        let name = self.globals.function(self.ctx, &instance)?;
-        Ok(self
-            .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))
-            .result(self.ctx))
+                .result(self.ctx),
+            Target::Function(name) => self
+                .emit(|ctx| FuncAddrOp::new(ctx, name, ptr_ty))
+                .result(self.ctx),
+            Target::Address => unsupported!("the address of `{}` as a number", instance.name()),
+        })
     }
 
     /// A slice of type `slice_ty` from a data pointer (cast to the slice's element pointer
