@@ -92,7 +92,6 @@ pub fn register(ctx: &mut Context) {
         LoadOp,
         StoreOp,
         FieldAddrOp,
-        IndexAddrOp,
         ArrayElemAddrOp,
         PtrOffsetOp,
         MakeSliceOp,

@@ -154,7 +154,7 @@ fn memory_slices_enums_and_control_flow() {
     // Slices: read input[idx] through the data pointer, rebuild a slice.
     let data = b.add(SlicePtrOp::new(ctx, input), ctx).result(ctx);
     let len = b.add(SliceLenOp::new(ctx, input), ctx).result(ctx);
-    let elem = b.add(IndexAddrOp::new(ctx, data, idx), ctx).result(ctx);
+    let elem = b.add(PtrOffsetOp::new(ctx, data, idx), ctx).result(ctx);
     let value = b.add(LoadOp::new(ctx, elem), ctx).result(ctx);
     b.add(MakeSliceOp::new(ctx, data, len, in_ty), ctx);
     b.add(PtrOffsetOp::new(ctx, data, idx), ctx);
@@ -172,7 +172,7 @@ fn memory_slices_enums_and_control_flow() {
     let first = b
         .add(ArrayElemAddrOp::new(ctx, array_slot), ctx)
         .result(ctx);
-    let slot_elem = b.add(IndexAddrOp::new(ctx, first, idx), ctx).result(ctx);
+    let slot_elem = b.add(PtrOffsetOp::new(ctx, first, idx), ctx).result(ctx);
     b.add(StoreOp::new(ctx, value, slot_elem), ctx);
 
     // An enum in memory: Some(7), then match on it.
@@ -197,7 +197,7 @@ fn memory_slices_enums_and_control_flow() {
         CallOp::new(ctx, ident!("helper"), helper_ty, vec![value]),
         ctx,
     );
-    let out_elem = b.add(IndexAddrOp::new(ctx, out_data, idx), ctx).result(ctx);
+    let out_elem = b.add(PtrOffsetOp::new(ctx, out_data, idx), ctx).result(ctx);
     b.add(StoreOp::new(ctx, call.result(ctx).unwrap(), out_elem), ctx);
     let in_bounds = b.add(LtOp::new(ctx, idx, len), ctx).result(ctx);
     b.add(CondBrOp::new(ctx, in_bounds, none, fail), ctx);

@@ -131,7 +131,7 @@ fn ill_typed_ops_fail_to_verify() {
             "index type",
             in_f(&format!(
                 "        p = mir.alloca {SI32};\n        \
-                 q = mir.index_addr p[u] : mir.ptr <{SI32}, 0>;\n        mir.return"
+                 q = mir.ptr_offset p, u : mir.ptr <{SI32}, 0>;\n        mir.return"
             )),
         ),
         (

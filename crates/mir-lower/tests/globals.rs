@@ -132,7 +132,7 @@ fn tables(ctx: &mut Context) -> ModuleOp {
     let index = b.val(|ctx| IntCastOp::new(ctx, sel, u64_));
     let one = b.int(u64_, 1);
     let table = b.val(|ctx| GlobalAddrOp::new(ctx, ident!("ops"), fn_table));
-    let slot = b.val(|ctx| IndexAddrOp::new(ctx, table, index));
+    let slot = b.val(|ctx| PtrOffsetOp::new(ctx, table, index));
     let f = b.val(|ctx| LoadOp::new(ctx, slot));
     let called = b.op(|ctx| CallIndirectOp::new(ctx, f, callee_ty, vec![x]));
     let r = called.result(b.ctx).unwrap();
@@ -141,22 +141,22 @@ fn tables(ctx: &mut Context) -> ModuleOp {
     let vtable = b.val(|ctx| GlobalAddrOp::new(ctx, ident!("ops"), u8_ptr));
     let object = b.val(|ctx| MakeDynOp::new(ctx, data, vtable, dyn_ty));
     let methods = b.val(|ctx| DynVtableOp::new(ctx, object, fn_table));
-    let method_slot = b.val(|ctx| IndexAddrOp::new(ctx, methods, one));
+    let method_slot = b.val(|ctx| PtrOffsetOp::new(ctx, methods, one));
     let method = b.val(|ctx| LoadOp::new(ctx, method_slot));
     let called = b.op(|ctx| CallIndirectOp::new(ctx, method, callee_ty, vec![r]));
     let r = called.result(b.ctx).unwrap();
     b.val(|ctx| DynDataOp::new(ctx, object, u8_ptr));
 
     let tile = b.val(|ctx| GlobalAddrOp::new(ctx, ident!("tile"), tile_ty));
-    let elem = b.val(|ctx| IndexAddrOp::new(ctx, tile, index));
+    let elem = b.val(|ctx| PtrOffsetOp::new(ctx, tile, index));
     b.op(|ctx| StoreOp::new(ctx, r, elem));
     let shared = b.val(|ctx| LoadOp::new(ctx, elem));
     let dynamic = b.val(|ctx| GlobalAddrOp::new(ctx, ident!("dynamic"), tile_ty));
-    let dyn_elem = b.val(|ctx| IndexAddrOp::new(ctx, dynamic, index));
+    let dyn_elem = b.val(|ctx| PtrOffsetOp::new(ctx, dynamic, index));
     b.op(|ctx| StoreOp::new(ctx, shared, dyn_elem));
 
     let names = b.val(|ctx| GlobalAddrOp::new(ctx, ident!("names"), names_ty));
-    let second = b.val(|ctx| IndexAddrOp::new(ctx, names, index));
+    let second = b.val(|ctx| PtrOffsetOp::new(ctx, names, index));
     let word = b.val(|ctx| LoadOp::new(ctx, second));
     let len = b.val(|ctx| SliceLenOp::new(ctx, word));
     let len = b.val(|ctx| IntCastOp::new(ctx, len, u32_));

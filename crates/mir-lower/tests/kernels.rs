@@ -71,7 +71,7 @@ fn vecadd(ctx: &mut Context) -> ModuleOp {
     b.at(body);
     let element = |b: &mut B, s| {
         let data = b.val(|ctx| SlicePtrOp::new(ctx, s));
-        b.val(|ctx| IndexAddrOp::new(ctx, data, i))
+        b.val(|ctx| PtrOffsetOp::new(ctx, data, i))
     };
     let pa = element(&mut b, a);
     let pb = element(&mut b, b_);
@@ -487,7 +487,7 @@ fn warp(ctx: &mut Context) -> ModuleOp {
     let s4 = b.val(|ctx| IntrinsicOp::new(ctx, &shfl_sync_idx_i32, vec![s3, zero]));
     let idx = b.val(|ctx| IntCastOp::new(ctx, tid, u64_));
     let data = b.val(|ctx| SlicePtrOp::new(ctx, args[0]));
-    let slot = b.val(|ctx| IndexAddrOp::new(ctx, data, idx));
+    let slot = b.val(|ctx| PtrOffsetOp::new(ctx, data, idx));
     b.op(|ctx| StoreOp::new(ctx, s4, slot));
     b.op(|ctx| ReturnOp::new(ctx, None));
     m

@@ -121,8 +121,8 @@ fn conversions_between_128_bit_integers_and_floats() {
     let to_unsigned = b.val(|ctx| FloatToIntOp::new(ctx, x, u128_));
     let to_unsigned = b.val(|ctx| IntCastOp::new(ctx, to_unsigned, i128_));
     let one = b.int(usize_, 1);
-    let second_int = b.val(|ctx| IndexAddrOp::new(ctx, ints, one));
-    let second_float = b.val(|ctx| IndexAddrOp::new(ctx, floats, one));
+    let second_int = b.val(|ctx| PtrOffsetOp::new(ctx, ints, one));
+    let second_float = b.val(|ctx| PtrOffsetOp::new(ctx, floats, one));
     b.op(|ctx| StoreOp::new(ctx, to_signed, ints));
     b.op(|ctx| StoreOp::new(ctx, to_unsigned, second_int));
     b.op(|ctx| StoreOp::new(ctx, from_signed, floats));

@@ -13,7 +13,7 @@ fn store_at(b: &mut B, slice: Value, index: u128, value: Value) {
     let u64_ = ui(b.ctx, 64);
     let data = b.val(|ctx| SlicePtrOp::new(ctx, slice));
     let index = b.int(u64_, index);
-    let addr = b.val(|ctx| IndexAddrOp::new(ctx, data, index));
+    let addr = b.val(|ctx| PtrOffsetOp::new(ctx, data, index));
     b.op(|ctx| StoreOp::new(ctx, value, addr));
 }
 

@@ -522,62 +522,6 @@ impl Verify for FieldAddrOp {
     }
 }
 
-/// The address of element `index` of an array in memory, given the address of its element 0
-/// (a `mir.ptr<T>` from `mir.array_elem_addr` or `mir.slice_ptr`): `base + index * size_of T`.
-///
-/// Printed as `e = mir.index_addr p[i] : mir.ptr<T, AS>`.
-///
-/// | operand / result | type |
-/// |---------|------|
-/// | `base` | `mir.ptr<T, AS>` |
-/// | `index` | `ui64` (or `si64`) |
-/// | `res` | `mir.ptr<T, AS>` |
-#[pliron_op(
-    name = "mir.index_addr",
-    format = "$0 `[` $1 `]` ` : ` type($0)",
-    interfaces = [NOpdsInterface<2>, OneResultInterface]
-)]
-pub struct IndexAddrOp;
-
-impl IndexAddrOp {
-    /// The address of element `index` counted from `base`.
-    pub fn new(ctx: &mut Context, base: Value, index: Value) -> Self {
-        let ty = base.get_type(ctx);
-        let op = Operation::new(
-            ctx,
-            Self::get_concrete_op_info(),
-            vec![ty],
-            vec![base, index],
-            vec![],
-            0,
-        );
-        Self { op }
-    }
-
-    /// The address of element 0.
-    pub fn base(&self, ctx: &Context) -> Value {
-        opd(self, ctx, 0)
-    }
-
-    /// The element index.
-    pub fn index(&self, ctx: &Context) -> Value {
-        opd(self, ctx, 1)
-    }
-
-    /// The address of the element.
-    pub fn result(&self, ctx: &Context) -> Value {
-        res(self, ctx, 0)
-    }
-}
-
-impl Verify for IndexAddrOp {
-    fn verify(&self, ctx: &Context) -> Result<()> {
-        let (pointee, address_space) = expect_ptr_operand(self, ctx, 0, "operand 0 (base)")?;
-        expect_index_operand(self, ctx, 1, "operand 1 (index)")?;
-        expect_ptr_result(self, ctx, pointee, address_space)
-    }
-}
-
 /// The address of element 0 of the array that `base` points to.
 ///
 /// Printed as `e = mir.array_elem_addr p : mir.ptr<T, AS>`.
@@ -648,7 +592,9 @@ impl Verify for ArrayElemAddrOp {
     }
 }
 
-/// `base` moved by `count` elements of its pointee type (MIR's `Offset`, `ptr::add`).
+/// `base` moved by `count` elements of its pointee type: `base + count * size_of T`. MIR's
+/// `Offset` (`ptr::add`), and the address of element `count` of an array or slice given the
+/// address of its element 0 (from `mir.array_elem_addr` or `mir.slice_ptr`).
 ///
 /// Printed as `q = mir.ptr_offset p, n : mir.ptr<T, AS>`.
 ///
@@ -703,10 +649,4 @@ impl Verify for PtrOffsetOp {
     }
 }
 
-no_side_effects!(
-    AllocaOp,
-    FieldAddrOp,
-    IndexAddrOp,
-    ArrayElemAddrOp,
-    PtrOffsetOp
-);
+no_side_effects!(AllocaOp, FieldAddrOp, ArrayElemAddrOp, PtrOffsetOp);

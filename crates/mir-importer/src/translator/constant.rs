@@ -10,8 +10,8 @@
 //! rustc's exact layout without interpreting it; LLVM folds it back.
 
 use dialect_mir::ops::{
-    AllocaOp, ConstantOp, FuncAddrOp, GlobalAddrOp, IndexAddrOp, IntToPtrOp, LoadOp, MakeDynOp,
-    MakeSliceOp, PtrCastOp, PtrOffsetOp, StoreOp, UndefOp,
+    AllocaOp, ConstantOp, FuncAddrOp, GlobalAddrOp, IntToPtrOp, LoadOp, MakeDynOp, MakeSliceOp,
+    PtrCastOp, PtrOffsetOp, StoreOp, UndefOp,
 };
 use dialect_mir::types::{DynPtrType, PtrType, SliceType, usize_type};
 use pliron::builtin::types::{IntegerType, Signedness};
@@ -209,7 +209,7 @@ impl FnTranslator<'_> {
                 .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, offset as u128))
                 .result(self.ctx);
             let addr = self
-                .emit(|ctx| IndexAddrOp::new(ctx, bytes, index))
+                .emit(|ctx| PtrOffsetOp::new(ctx, bytes, index))
                 .result(self.ctx);
             let value = self
                 .emit(|ctx| ConstantOp::new_int(ctx, byte_ty, u128::from(*byte)))

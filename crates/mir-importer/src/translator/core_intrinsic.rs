@@ -575,7 +575,7 @@ impl FnTranslator<'_> {
                     .emit(|ctx| SlicePtrOp::new(ctx, values[0]))
                     .result(self.ctx);
                 let elem = self
-                    .emit(|ctx| IndexAddrOp::new(ctx, data, values[1]))
+                    .emit(|ctx| PtrOffsetOp::new(ctx, data, values[1]))
                     .result(self.ctx);
                 let to = self.place_type(destination)?;
                 let to_mir = self.types.translate(self.ctx, to)?;

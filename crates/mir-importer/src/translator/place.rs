@@ -2,13 +2,13 @@
 //!
 //! A place starts at its local's slot; each projection moves the address: a field is
 //! `mir.field_addr` (or `mir.variant_field_addr` after a downcast), a deref loads the pointer
-//! stored at the current address, an index is `mir.index_addr`. Behind a reference to a slice
-//! the "address" is the slice value itself (pointer and length), which indexing then uses;
-//! behind a reference to a trait object it is the `mir.dyn_ptr` value.
+//! stored at the current address, an index is `mir.ptr_offset` from element 0. Behind a
+//! reference to a slice the "address" is the slice value itself (pointer and length), which
+//! indexing then uses; behind a reference to a trait object it is the `mir.dyn_ptr` value.
 
 use dialect_mir::ops::{
-    ArrayElemAddrOp, ConstantOp, FieldAddrOp, IndexAddrOp, IntToPtrOp, LoadOp, MakeSliceOp,
-    PtrCastOp, SliceLenOp, SlicePtrOp, SubOp, VariantFieldAddrOp,
+    ArrayElemAddrOp, ConstantOp, FieldAddrOp, IntToPtrOp, LoadOp, MakeSliceOp, PtrCastOp,
+    PtrOffsetOp, SliceLenOp, SlicePtrOp, SubOp, VariantFieldAddrOp,
 };
 use dialect_mir::types::{PtrType, SliceType, usize_type};
 use pliron::value::Value;
@@ -230,7 +230,7 @@ impl FnTranslator<'_> {
             }
         };
         let elem_ptr = self
-            .emit(|ctx| IndexAddrOp::new(ctx, first, index))
+            .emit(|ctx| PtrOffsetOp::new(ctx, first, index))
             .result(self.ctx);
         Ok(result(Some(Address::Thin(elem_ptr))))
     }
@@ -266,7 +266,7 @@ impl FnTranslator<'_> {
             .emit(|ctx| ConstantOp::new_int(ctx, usize_type(ctx), offset))
             .result(self.ctx);
         let at = self
-            .emit(|ctx| IndexAddrOp::new(ctx, bytes, offset))
+            .emit(|ctx| PtrOffsetOp::new(ctx, bytes, offset))
             .result(self.ctx);
         let result = |address| PlaceRef {
             address,
@@ -343,7 +343,7 @@ impl FnTranslator<'_> {
             None => unsupported!("a subslice of the zero-sized place of type `{}`", base.ty),
         };
         let start = self
-            .emit(|ctx| IndexAddrOp::new(ctx, first, from_value))
+            .emit(|ctx| PtrOffsetOp::new(ctx, first, from_value))
             .result(self.ctx);
         match (len, from_end) {
             (Some(len), true) => {

@@ -134,10 +134,10 @@ impl FnTranslator<'_> {
 
         self.inserter = IRInserter::new_at_block_end(body);
         let addr_a = self
-            .emit(|ctx| IndexAddrOp::new(ctx, a, i))
+            .emit(|ctx| PtrOffsetOp::new(ctx, a, i))
             .result(self.ctx);
         let addr_b = self
-            .emit(|ctx| IndexAddrOp::new(ctx, b, i))
+            .emit(|ctx| PtrOffsetOp::new(ctx, b, i))
             .result(self.ctx);
         let x = self.emit(|ctx| LoadOp::new(ctx, addr_a)).result(self.ctx);
         let y = self.emit(|ctx| LoadOp::new(ctx, addr_b)).result(self.ctx);

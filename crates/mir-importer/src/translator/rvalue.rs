@@ -693,7 +693,7 @@ impl FnTranslator<'_> {
                         .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, i as u128))
                         .result(self.ctx);
                     let addr = self
-                        .emit(|ctx| IndexAddrOp::new(ctx, first, index))
+                        .emit(|ctx| PtrOffsetOp::new(ctx, first, index))
                         .result(self.ctx);
                     self.emit(|ctx| StoreOp::new(ctx, value, addr));
                 }
@@ -786,7 +786,7 @@ impl FnTranslator<'_> {
         for i in 0..count {
             let index = self.usize_constant(u128::from(i));
             let addr = self
-                .emit(|ctx| IndexAddrOp::new(ctx, first, index))
+                .emit(|ctx| PtrOffsetOp::new(ctx, first, index))
                 .result(self.ctx);
             self.emit(|ctx| StoreOp::new(ctx, value, addr));
         }
@@ -818,7 +818,7 @@ impl FnTranslator<'_> {
 
         self.inserter = IRInserter::new_at_block_end(body);
         let addr = self
-            .emit(|ctx| IndexAddrOp::new(ctx, first, i))
+            .emit(|ctx| PtrOffsetOp::new(ctx, first, i))
             .result(self.ctx);
         self.emit(|ctx| StoreOp::new(ctx, value, addr));
         let one = self.usize_constant(1);

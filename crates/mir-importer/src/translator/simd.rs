@@ -629,7 +629,7 @@ impl FnTranslator<'_> {
         let first = self
             .emit(|ctx| ArrayElemAddrOp::new(ctx, array))
             .result(self.ctx);
-        self.emit(|ctx| IndexAddrOp::new(ctx, first, index))
+        self.emit(|ctx| PtrOffsetOp::new(ctx, first, index))
             .result(self.ctx)
     }
 

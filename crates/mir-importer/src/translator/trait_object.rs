@@ -8,7 +8,7 @@
 //! methods in rustc's order.
 
 use dialect_mir::ops::{
-    ConstantOp, DynDataOp, DynVtableOp, GlobalAddrOp, IndexAddrOp, LoadOp, MakeDynOp, PtrCastOp,
+    ConstantOp, DynDataOp, DynVtableOp, GlobalAddrOp, LoadOp, MakeDynOp, PtrCastOp, PtrOffsetOp,
 };
 use dialect_mir::types::{PtrType, usize_type};
 use pliron::r#type::TypeHandle;
@@ -106,7 +106,7 @@ impl FnTranslator<'_> {
             .emit(|ctx| ConstantOp::new_int(ctx, usize_ty, index as u128))
             .result(self.ctx);
         let entry = self
-            .emit(|ctx| IndexAddrOp::new(ctx, entries, index))
+            .emit(|ctx| PtrOffsetOp::new(ctx, entries, index))
             .result(self.ctx);
         Ok(self.emit(|ctx| LoadOp::new(ctx, entry)).result(self.ctx))
     }

@@ -92,7 +92,7 @@ pub fn field_addr(op: &FieldAddrOp, ctx: &mut Context, rw: &mut Rewrite) -> Resu
     Ok(())
 }
 
-/// `mir.index_addr` / `mir.ptr_offset` -> a GEP over the element type by the index or count.
+/// `mir.ptr_offset` -> a GEP over the element type by the count.
 pub fn element_addr(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let elem = pointee(ctx, rw.result_mir_type(ctx, 0))?;
     let elem = memory_type(ctx, elem)?;

@@ -430,7 +430,6 @@ conversions! {
     mir::StoreOp => memory::store;
 
     mir::FieldAddrOp => aggregate::field_addr;
-    mir::IndexAddrOp => aggregate::element_addr;
     mir::PtrOffsetOp => aggregate::element_addr;
     mir::ArrayElemAddrOp => aggregate::array_elem_addr;
     mir::MakeSliceOp => aggregate::make_slice;

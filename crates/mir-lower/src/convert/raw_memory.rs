@@ -149,7 +149,6 @@ fn addresses_a_global(ctx: &Context, mut ptr: Value) -> bool {
     const THROUGH: &[&str] = &[
         "mir.ptr_cast",
         "mir.field_addr",
-        "mir.index_addr",
         "mir.array_elem_addr",
         "mir.ptr_offset",
         "mir.variant_field_addr",
