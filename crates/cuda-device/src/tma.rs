@@ -25,6 +25,22 @@
 use crate::intrinsic::{stubs, unsafe_stubs};
 use crate::mbarrier::BarrierHandle;
 
+/// How the copy engine lays a box out in shared memory, and so how the `wgmma` descriptors
+/// that read it ([crate::wgmma::descriptor]) must address it: the same mode on both sides
+/// (`CU_TENSOR_MAP_SWIZZLE_*` for the host's tensor map).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swizzle {
+    /// Rows as they are in global memory: for `wgmma`, tiles of 8 x 16-byte core matrices.
+    None,
+    /// 16-byte chunks swizzled within 32-byte rows (the box's inner size at most 32 bytes).
+    B32,
+    /// Within 64-byte rows (inner size at most 64 bytes).
+    B64,
+    /// Within 128-byte rows (inner size at most 128 bytes; shared memory aligned to 1024: a
+    /// pattern of 8 rows).
+    B128,
+}
+
 /// A tensor map: the 128-byte, 64-byte aligned description of a tensor in global memory that
 /// the copy engine reads (CUDA's `CUtensorMap`). Opaque: build it on the host.
 #[repr(C, align(64))]

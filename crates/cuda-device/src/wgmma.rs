@@ -201,29 +201,15 @@ pub fn wait_group<const PENDING: u32>() {
     }
 }
 
-/// How a matrix tile is swizzled in shared memory: the same mode as the TMA copy that wrote it
-/// (`CU_TENSOR_MAP_SWIZZLE_*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Swizzle {
-    /// No swizzle: the tile is made of 8 × 16-byte "core matrices".
-    None,
-    /// 32-byte swizzle: rows of 32 bytes.
-    B32,
-    /// 64-byte swizzle: rows of 64 bytes.
-    B64,
-    /// 128-byte swizzle: rows of 128 bytes (a 1024-byte aligned pattern of 8 rows).
-    B128,
-}
+pub use crate::tma::Swizzle;
 
-impl Swizzle {
-    /// The descriptor's 2-bit layout field (bits 62..63).
-    const fn layout_bits(self) -> u64 {
-        match self {
-            Swizzle::None => 0,
-            Swizzle::B128 => 1,
-            Swizzle::B64 => 2,
-            Swizzle::B32 => 3,
-        }
+/// The descriptor's 2-bit layout field (bits 62..63) for `swizzle`.
+const fn layout_bits(swizzle: Swizzle) -> u64 {
+    match swizzle {
+        Swizzle::None => 0,
+        Swizzle::B128 => 1,
+        Swizzle::B64 => 2,
+        Swizzle::B32 => 3,
     }
 }
 
@@ -248,7 +234,7 @@ pub const fn descriptor(
     field(shared_addr)
         | (field(leading_byte_offset) << 16)
         | (field(stride_byte_offset) << 32)
-        | (swizzle.layout_bits() << 62)
+        | (layout_bits(swizzle) << 62)
 }
 
 /// The element types of `A` and `B`, which fix the instruction's K (see [Input::k]).

@@ -14,39 +14,25 @@ pub use cuda_device::tma::TensorMap;
 
 use crate::error::{DriverFailure, Error};
 
-/// How the copy engine swizzles a box in shared memory: the same mode must be given to the
-/// `wgmma` descriptors (`cuda_device::wgmma::Swizzle`) that read it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Swizzle {
-    /// Rows as they are in global memory.
-    None,
-    /// 16-byte chunks swizzled within 32-byte rows (the box's inner size at most 32 bytes).
-    B32,
-    /// Within 64-byte rows (inner size at most 64 bytes).
-    B64,
-    /// Within 128-byte rows (inner size at most 128 bytes; shared memory aligned to 1024).
-    B128,
+pub use cuda_device::tma::Swizzle;
+
+/// The driver's name of `swizzle`.
+fn driver_swizzle(swizzle: Swizzle) -> sys::CUtensorMapSwizzle {
+    match swizzle {
+        Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        Swizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+    }
 }
 
-impl Swizzle {
-    fn driver(self) -> sys::CUtensorMapSwizzle {
-        match self {
-            Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-            Swizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
-            Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
-            Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-        }
-    }
-
-    /// The widest inner box row, in bytes, this mode allows (`None`: no limit but 256
-    /// elements).
-    fn max_inner_bytes(self) -> Option<u64> {
-        match self {
-            Swizzle::None => None,
-            Swizzle::B32 => Some(32),
-            Swizzle::B64 => Some(64),
-            Swizzle::B128 => Some(128),
-        }
+/// The widest inner box row, in bytes, `swizzle` allows (`None`: no limit but 256 elements).
+fn max_inner_bytes(swizzle: Swizzle) -> Option<u64> {
+    match swizzle {
+        Swizzle::None => None,
+        Swizzle::B32 => Some(32),
+        Swizzle::B64 => Some(64),
+        Swizzle::B128 => Some(128),
     }
 }
 
@@ -119,7 +105,7 @@ pub fn tiled<T: TensorElement>(
             "the inner box side is {inner_bytes} bytes; the copy engine needs a multiple of 16"
         ));
     }
-    if let Some(max) = swizzle.max_inner_bytes()
+    if let Some(max) = max_inner_bytes(swizzle)
         && inner_bytes > max
     {
         return invalid(format!(
@@ -155,7 +141,7 @@ pub fn tiled<T: TensorElement>(
             box_dims.as_ptr(),
             element_strides.as_ptr(),
             sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            swizzle.driver(),
+            driver_swizzle(swizzle),
             sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
             sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )
