@@ -6,6 +6,7 @@
 # from the driver's JIT, from that machine's ptxas at -O0 and -O3, and from the local cubins.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/setup.sh
 source scripts/ptxas.sh
 out="$1"; shift
 rm -rf "$out"; mkdir -p "$out"

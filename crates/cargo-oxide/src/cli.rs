@@ -37,7 +37,31 @@ pub enum Command {
     /// Check what building and running kernels needs: the toolchain and its components, the
     /// LLVM tools, ptxas, libdevice, the NVIDIA driver and GPU; say what to do about each
     /// missing piece.
-    Doctor,
+    Doctor(DoctorOptions),
+}
+
+/// `cargo oxide doctor`: every check, or where one tool is.
+#[derive(Debug, Clone, Args)]
+pub struct DoctorOptions {
+    /// Print the path of this tool as the backend finds it, and nothing else; fail when it is
+    /// missing (for scripts)
+    #[arg(long, value_name = "TOOL", value_enum)]
+    pub which: Option<Tool>,
+}
+
+/// A tool `cargo oxide doctor --which` finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tool {
+    /// LLVM's `llc` with the NVPTX target.
+    Llc,
+    /// LLVM's `opt` beside it.
+    Opt,
+    /// LLVM's `llvm-link` beside it.
+    LlvmLink,
+    /// NVIDIA's PTX assembler.
+    Ptxas,
+    /// NVIDIA's `libdevice.10.bc`.
+    Libdevice,
 }
 
 /// `cargo oxide run`: what to build, and the program's arguments.

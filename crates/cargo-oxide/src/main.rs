@@ -74,7 +74,10 @@ fn main() -> ExitCode {
             Some(cli::FuzzAction::Reduce(options)) => fuzz::reduce(options),
             Some(cli::FuzzAction::Show { seed }) => Ok(fuzz::show(*seed)),
         },
-        Command::Doctor => Ok(doctor::doctor()),
+        Command::Doctor(options) => Ok(match options.which {
+            Some(tool) => doctor::which(tool),
+            None => doctor::doctor(),
+        }),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error}");

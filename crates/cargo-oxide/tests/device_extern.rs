@@ -43,11 +43,11 @@ fn extern_functions_are_declared_and_called_by_their_own_name() {
         "{ptx}"
     );
     assert!(ptx.contains("call.uni (retval0), vprintf, "), "{ptx}");
-    let Some(ptxas) = llvm_export::find_ptxas() else {
+    let Some(ptxas) = ptx_tools::find_ptxas() else {
         println!("note: ptxas not found, PTX not assembled");
         return;
     };
-    if let Err(e) = llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90") {
+    if let Err(e) = ptx_tools::assemble_with_ptxas(&ptxas, &ptx, "sm_90") {
         panic!("ptxas refused the call of the system call: {e}\n{ptx}");
     }
 }

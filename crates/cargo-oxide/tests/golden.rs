@@ -534,8 +534,8 @@ fn rust_in_full_at_every_stage() {
     ] {
         assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
     }
-    if let Some(ptxas) = llvm_export::find_ptxas() {
-        llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    if let Some(ptxas) = ptx_tools::find_ptxas() {
+        ptx_tools::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
     insta::assert_snapshot!("golden_full.ptx", ptx);
 }

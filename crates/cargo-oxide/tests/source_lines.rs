@@ -261,7 +261,7 @@ fn ptx_has_loc_lines_and_the_same_code() {
 
     // And so is the machine code ptxas makes of it (with `-lineinfo`, as the driver compiles
     // it, against none).
-    if let Some(ptxas) = llvm_export::find_ptxas() {
+    if let Some(ptxas) = ptx_tools::find_ptxas() {
         let with_lines = sass(&ptxas, &ptx, "lines", true);
         let without = sass(&ptxas, &none, "none", false);
         assert_eq!(
@@ -328,11 +328,11 @@ fn full_debug_is_unoptimised_with_dwarf() {
         ptx.contains(".func  (.param .b32 func_retval0) golden_lines__scale"),
         "{ptx}"
     );
-    if let Some(ptxas) = llvm_export::find_ptxas() {
-        llvm_export::assemble_with_ptxas(&ptxas, &ptx, "sm_90")
+    if let Some(ptxas) = ptx_tools::find_ptxas() {
+        ptx_tools::assemble_with_ptxas(&ptxas, &ptx, "sm_90")
             .expect("ptxas accepts the full debug PTX");
         // The cubin the backend embeds is built with `-g` (ptxas refuses `-g -O3`).
-        let cubin = llvm_export::assemble_cubin(&ptxas, &ptx, "sm_90")
+        let cubin = ptx_tools::assemble_cubin(&ptxas, &ptx, "sm_90")
             .expect("ptxas assembles the full debug PTX to a cubin");
         assert!(
             cubin.windows(11).any(|w| w == b".debug_info"),

@@ -1,4 +1,4 @@
-//! Textual LLVM IR and PTX (see docs/device-ir.md).
+//! Textual LLVM IR, and PTX from it through `opt` and `llc` (see docs/device-ir.md).
 //!
 //! [`export_module`] writes a pliron `builtin.module` of pliron-llvm `llvm.func` and
 //! `llvm.global` ops as LLVM IR text for the NVPTX target; [`compile_to_ptx`] runs `opt` and
@@ -20,23 +20,17 @@
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 //!
-//! After `llc`, two rewrites of the PTX text: [`faulting_checks`] makes a failed check fault at
-//! the access it guards instead of branching to a trap, which lets ptxas predicate guarded
-//! loads; [`declared_block_dims`] makes the block-size reads of a kernel with `.reqntid` the
-//! declared constants.
-//!
-//! [`libdevice`] finds NVIDIA's libdevice and links it into modules whose math calls it.
+//! Between two `opt` runs, [`loop_versioning`] and [`check_merging`] hoist bounds checks out
+//! of loops. Finding and running the tools, libdevice, and the passes over `llc`'s PTX are
+//! `ptx_tools`'s.
 
 pub mod check_merging;
 mod const_expr;
 mod constants;
 pub mod debug_info;
-pub mod declared_block_dims;
 mod error;
-pub mod faulting_checks;
 mod function;
 mod kernel;
-pub mod libdevice;
 mod ll_text;
 pub mod llc;
 pub mod loop_versioning;
@@ -45,24 +39,17 @@ mod naming;
 mod ops;
 mod param_attrs;
 mod phi;
-mod ptx_text;
 mod symbols;
 mod types;
 
 pub use check_merging::merge_check_runs;
 pub use debug_info::DeviceDebug;
-pub use declared_block_dims::fold_declared_block_dims;
-pub use error::{ExportError, PtxError};
-pub use faulting_checks::fault_at_guarded_accesses;
+pub use error::ExportError;
 pub use kernel::{
     ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_block_dims,
     set_cluster_dims, set_grid_constant, set_launch_bounds,
 };
-pub use libdevice::{find_libdevice, link_libdevice, link_libdevice_if_needed, needs_libdevice};
-pub use llc::{
-    LlvmTools, LlvmVersion, PtxOptions, assemble_cubin, assemble_with_ptxas, compile_to_ptx,
-    find_llvm_tools, find_ptxas, probe_llc, ptxas_options,
-};
+pub use llc::{OPT_NVPTX_TUNING, PtxOptions, compile_to_ptx};
 pub use loop_versioning::version_checked_loops;
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,

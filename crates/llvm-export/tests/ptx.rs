@@ -6,11 +6,9 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use llvm_export::{
-    PtxError, PtxOptions, assemble_with_ptxas, compile_to_ptx, export_module, find_llvm_tools,
-    find_ptxas, probe_llc,
-};
+use llvm_export::{PtxOptions, compile_to_ptx, export_module};
 use pliron::{builtin::ops::ModuleOp, context::Context};
+use ptx_tools::{PtxError, assemble_with_ptxas, find_llvm_tools, find_ptxas, probe_llc};
 
 /// Export, compile to PTX for sm_90, check the entry points, and assemble with ptxas if present.
 fn check_ptx(build: fn(&mut Context) -> ModuleOp, entries: &[&str]) {

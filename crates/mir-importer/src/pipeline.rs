@@ -78,7 +78,7 @@ pub struct PipelineConfig {
     /// rather than descriptors ([translator::fmt_descriptor]).
     pub device_formats: bool,
     /// Make a failed check that guards a global load or store fault at that access instead of
-    /// branching to a trap ([llvm_export::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
+    /// branching to a trap ([ptx_tools::faulting_checks]; `CUDA_OXIDE_FAULTING_CHECKS`, on by
     /// default). Only bare traps are concerned: with panic messages it changes nothing.
     pub faulting_checks: bool,
     /// Hoist checks between two `opt` runs: loops whose bounds checks a test before the loop
@@ -149,7 +149,7 @@ pub enum PipelineError {
     Export(String),
     /// The module calls libdevice, which could not be found or linked.
     #[error("{0}")]
-    Libdevice(#[source] llvm_export::PtxError),
+    Libdevice(#[source] ptx_tools::PtxError),
 
     /// The GPU architecture is not `sm_XX`.
     #[error("`{0}` is not a GPU architecture: expected `sm_` and a number, such as `sm_90`")]
@@ -172,7 +172,7 @@ impl PipelineError {
     /// When the kernels need libdevice and none was found: the pip requirement that installs it.
     pub fn missing_libdevice(&self) -> Option<&'static str> {
         match self {
-            PipelineError::Libdevice(llvm_export::PtxError::LibdeviceNotFound {
+            PipelineError::Libdevice(ptx_tools::PtxError::LibdeviceNotFound {
                 pip_requirement,
                 ..
             }) => Some(pip_requirement),
@@ -254,11 +254,11 @@ pub fn run_pipeline(
     timings.push(("export", started.elapsed()));
     dump(config, config.dump_llvm, "ll", &ll)?;
 
-    let ll = if llvm_export::needs_libdevice(&ll) {
+    let ll = if ptx_tools::needs_libdevice(&ll) {
         let started = Instant::now();
-        let linked = llvm_export::find_libdevice()
+        let linked = ptx_tools::find_libdevice()
             .and_then(|libdevice| {
-                llvm_export::link_libdevice(&ll, &libdevice, None, config.sysroot.as_deref())
+                ptx_tools::link_libdevice(&ll, &libdevice, None, config.sysroot.as_deref())
             })
             .map_err(PipelineError::Libdevice)?;
         timings.push(("link", started.elapsed()));
@@ -285,16 +285,16 @@ pub fn run_pipeline(
         .map_err(|e| PipelineError::PtxGeneration(e.to_string()))?;
     // Line info must not change the machine code: the labels `llc` adds for it would.
     let ptx = if config.device_debug == llvm_export::DeviceDebug::Lines {
-        llvm_export::debug_info::remove_unreferenced_debug_labels(&ptx)
+        ptx_tools::remove_unreferenced_debug_labels(&ptx)
     } else {
         ptx
     };
     let ptx = if config.faulting_checks {
-        llvm_export::fault_at_guarded_accesses(&ptx).0
+        ptx_tools::fault_at_guarded_accesses(&ptx).0
     } else {
         ptx
     };
-    let ptx = llvm_export::fold_declared_block_dims(&ptx).0;
+    let ptx = ptx_tools::fold_declared_block_dims(&ptx).0;
     timings.push(("llc", started.elapsed()));
 
     let ptx_path = write_ptx(config, &ptx)?;
@@ -315,27 +315,27 @@ pub fn run_pipeline(
     })
 }
 
-/// Assembles `ptx` for `target` with the `ptxas` [llvm_export::find_ptxas] finds. A crash of
+/// Assembles `ptx` for `target` with the `ptxas` [ptx_tools::find_ptxas] finds. A crash of
 /// ptxas (death by a signal, which says nothing about the PTX) is retried once; what fails
 /// for good is reported with the command that reproduces it on the PTX at `ptx_path`.
 fn build_cubin(ptx: &str, target: &str, ptx_path: Option<&std::path::Path>) -> Cubin {
-    let Some(ptxas) = llvm_export::find_ptxas() else {
+    let Some(ptxas) = ptx_tools::find_ptxas() else {
         return Cubin::Unavailable(
             "no `ptxas` found ($PTXAS, PATH, /usr/local/cuda/bin, or PyPI's nvidia-cuda-nvcc: \
              `pip install nvidia-cuda-nvcc`)"
                 .into(),
         );
     };
-    let mut result = llvm_export::assemble_cubin(&ptxas, ptx, target);
-    if matches!(result, Err(llvm_export::PtxError::ToolCrashed { .. })) {
-        result = llvm_export::assemble_cubin(&ptxas, ptx, target);
+    let mut result = ptx_tools::assemble_cubin(&ptxas, ptx, target);
+    if matches!(result, Err(ptx_tools::PtxError::ToolCrashed { .. })) {
+        result = ptx_tools::assemble_cubin(&ptxas, ptx, target);
     }
     let error = match result {
         Ok(image) => return Cubin::Built(image),
         Err(error) => error,
     };
     let what = match &error {
-        llvm_export::PtxError::ToolCrashed { status, stderr, .. } => {
+        ptx_tools::PtxError::ToolCrashed { status, stderr, .. } => {
             let stderr = stderr.trim();
             format!(
                 "{} crashed twice ({status}){}{stderr}",
@@ -349,7 +349,7 @@ fn build_cubin(ptx: &str, target: &str, ptx_path: Option<&std::path::Path>) -> C
         Some(path) => format!(
             "; to reproduce: {} {} {} -o module.cubin",
             ptxas.display(),
-            llvm_export::ptxas_options(ptx, target).join(" "),
+            ptx_tools::ptxas_options(ptx, target).join(" "),
             path.display()
         ),
         None => String::new(),

@@ -117,12 +117,12 @@ fn transcendentals_call_libdevice_and_exact_functions_do_not() {
         "{ll}"
     );
     // Linked, the module defines what it called, internal, and declares no `__nv_` function.
-    let linked = llvm_export::link_libdevice_if_needed(&ll, None, None).unwrap();
+    let linked = ptx_tools::link_libdevice_if_needed(&ll, None, None).unwrap();
     assert!(
         linked.contains("define internal float @__nv_sinf("),
         "{linked}"
     );
-    assert!(!llvm_export::needs_libdevice(&linked));
+    assert!(!ptx_tools::needs_libdevice(&linked));
     assert!(
         !linked.contains("@__nv_cosf("),
         "only what is needed is linked"

@@ -131,7 +131,7 @@ impl CudaCodegenConfig {
     }
 
     /// Whether failed checks may fault at the global access they guard instead of trapping
-    /// before it (`llvm_export::faulting_checks`): on unless `CUDA_OXIDE_FAULTING_CHECKS` turns
+    /// before it (`ptx_tools::faulting_checks`): on unless `CUDA_OXIDE_FAULTING_CHECKS` turns
     /// it off. Either way the kernel stops and the host reports a fault; the faulting form lets
     /// ptxas predicate guarded loads.
     pub fn faulting_checks(&self) -> bool {

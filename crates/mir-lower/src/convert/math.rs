@@ -8,7 +8,7 @@
 //!   which is the identity;
 //! - a call of NVIDIA's libdevice (`__nv_sinf`, `__nv_pow`, ...) for the functions no PTX
 //!   instruction computes exactly: the same code as CUDA C++'s `sinf`/`pow` without fast-math,
-//!   linked in after export (see `llvm_export::libdevice`). The functions called are declared in
+//!   linked in after export (see `ptx_tools::libdevice`). The functions called are declared in
 //!   the module first, by [declare_libdevice_functions];
 //! - `gamma_sign`, from comparisons.
 

@@ -21,7 +21,7 @@ use std::{
 
 use crate::{
     error::PtxError,
-    llc::{LlvmTools, TempDir, find_llvm_tools, in_nvidia_wheels, run},
+    tools::{LlvmTools, TempDir, find_llvm_tools, in_nvidia_wheels, run},
 };
 
 /// The library's file name.
@@ -103,11 +103,7 @@ pub fn link_libdevice(
         .llvm_link
         .ok_or(PtxError::NoLlvmLink { llc: tools.llc })?;
     let dir = TempDir::new()?;
-    let input = dir.path.join("module.ll");
-    fs::write(&input, ll_text).map_err(|source| PtxError::Io {
-        context: format!("writing {}", input.display()),
-        source,
-    })?;
+    let input = dir.file("module.ll", ll_text)?;
     let linked = dir.path.join("module.linked.ll");
     // Flags apply from the second input on: the module keeps everything, libdevice gives
     // what the module needs, internalised (its triple and data layout differ, which is only
