@@ -69,10 +69,6 @@ impl fmt::Display for DeviceDebug {
     }
 }
 
-/// The key of the attribute of an `llvm.alloca` that holds a named Rust variable (written by
-/// [DebugVariable::encode]); with [DeviceDebug::Full] the slot gets a `#dbg_declare` record.
-pub const ATTR_KEY_DEBUG_VARIABLE: &str = "llvm_export_debug_variable";
-
 /// The DWARF type of a variable: the scalars and thin pointers that debuggers show as they are.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum DebugType {

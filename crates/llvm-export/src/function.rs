@@ -19,11 +19,12 @@ use pliron_llvm::{
     types::FuncType,
 };
 
+use nvptx_attrs::is_kernel;
+
 use crate::{
     constants::{ConstWriter, zero_text},
     debug_info::{location_name, source_pos},
     error::ExportError,
-    kernel::is_kernel,
     module::{ModuleState, attrs_text, linkage_text},
     naming::{LocalNames, global_ref},
     phi::CfgPlan,
@@ -150,8 +151,8 @@ impl FunctionWriter<'_> {
         for (index, (ty, p)) in args.iter().zip(&params).enumerate() {
             // A grid constant's attributes (`byval`, `nvvm.grid_constant`) replace the
             // aliasing facts of the parameter attribute list.
-            let attrs = crate::kernel::grid_constant_attrs(ctx, func, index)
-                .or_else(|| crate::param_attrs::param_attrs(ctx, func, index));
+            let attrs = nvptx_attrs::grid_constant_attrs(ctx, func, index)
+                .or_else(|| nvptx_attrs::param_attrs(ctx, func, index));
             let attrs = match attrs {
                 Some(attrs) => attrs_text(ctx, &mut self.state.types, &attrs)?,
                 None => String::new(),

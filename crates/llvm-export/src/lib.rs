@@ -12,8 +12,9 @@
 //!   `llvm.addressof`) are written inline at their uses;
 //! - a global's initializer region is folded into one constant (constant expressions for
 //!   `llvm.addrspacecast` and `llvm.gep`, aggregates built with `llvm.insert_value`);
-//! - functions marked with [`mark_kernel`] are `ptx_kernel` entry points; parameter
-//!   attributes set with [`set_param_attrs`] follow each parameter's type;
+//! - functions marked with `nvptx_attrs::mark_kernel` are `ptx_kernel` entry points;
+//!   parameter attributes set with `nvptx_attrs::set_param_attrs` follow each parameter's
+//!   type;
 //! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module;
 //! - with [`ExportOptions::debug`], the ops' source locations become debug metadata
 //!   ([`debug_info`]), from which `llc` writes `.file`/`.loc` into the PTX.
@@ -30,14 +31,12 @@ mod constants;
 pub mod debug_info;
 mod error;
 mod function;
-mod kernel;
 mod ll_text;
 pub mod llc;
 pub mod loop_versioning;
 mod module;
 mod naming;
 mod ops;
-mod param_attrs;
 mod phi;
 mod symbols;
 mod types;
@@ -45,13 +44,8 @@ mod types;
 pub use check_merging::merge_check_runs;
 pub use debug_info::DeviceDebug;
 pub use error::ExportError;
-pub use kernel::{
-    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_block_dims,
-    set_cluster_dims, set_grid_constant, set_launch_bounds,
-};
 pub use llc::{OPT_NVPTX_TUNING, PtxOptions, compile_to_ptx};
 pub use loop_versioning::version_checked_loops;
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
 };
-pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};

@@ -110,7 +110,7 @@ pub fn export_module(ctx: &Context, module: ModuleOp) -> Result<String, ExportEr
 /// Export `module`, a `builtin.module` of `llvm.func` and `llvm.global` ops, as textual LLVM IR
 /// (LLVM 21/22 syntax, opaque pointers).
 ///
-/// Functions marked with [`crate::mark_kernel`] become `ptx_kernel` entry points; intrinsics
+/// Functions marked with `nvptx_attrs::mark_kernel` become `ptx_kernel` entry points; intrinsics
 /// called through `llvm.call_intrinsic` are declared at the end of the module.
 pub fn export_module_with(
     ctx: &Context,

@@ -605,7 +605,7 @@ impl FunctionWriter<'_> {
     }
 
     /// With full debug information, a `#dbg_declare` record after the alloca `o` (at
-    /// `slot`) that holds a named Rust variable ([crate::debug_info::ATTR_KEY_DEBUG_VARIABLE]).
+    /// `slot`) that holds a named Rust variable ([nvptx_attrs::ATTR_KEY_DEBUG_VARIABLE]).
     fn declare_variable(&mut self, o: &OpCtx, slot: &str) -> Result<(), ExportError> {
         let (Some(debug), Some(scope)) = (&mut self.state.debug, self.scope) else {
             return Ok(());
@@ -613,7 +613,7 @@ impl FunctionWriter<'_> {
         if !debug.describes_variables() {
             return Ok(());
         }
-        let key = Identifier::try_from(crate::debug_info::ATTR_KEY_DEBUG_VARIABLE)
+        let key = Identifier::try_from(nvptx_attrs::ATTR_KEY_DEBUG_VARIABLE)
             .expect("a valid attribute key");
         let Some(text) = o
             .ptr

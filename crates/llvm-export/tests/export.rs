@@ -73,7 +73,7 @@ fn kernel_must_return_void() {
     let mut b = Builder::new(ctx, "bad");
     let i32t = int(b.ctx, 32);
     let args = b.func("k", i32t, &[("a", i32t)]);
-    llvm_export::mark_kernel(b.ctx, &b.current_func());
+    nvptx_attrs::mark_kernel(b.ctx, &b.current_func());
     let ret = ReturnOp::new(b.ctx, Some(args[0]));
     b.push(ret);
     let module = b.module;

@@ -41,7 +41,7 @@ use crate::{
 };
 
 /// Lower `module`, a `builtin.module` of `mir.func`s holding `mir` and `nvvm` ops, to the LLVM
-/// dialect in place, ready for [llvm_export::export_module]. The result is not verified here:
+/// dialect in place, ready for `llvm_export::export_module`. The result is not verified here:
 /// the pipeline verifies every stage's output once, in time linear in its size.
 ///
 /// Expects verified input on which `pliron::opts::mem2reg` has run (slots that stay in memory
@@ -284,20 +284,20 @@ fn replace_function(
     let loc = func.get_operation().deref(ctx).loc().clone();
     llvm_func.get_operation().deref_mut(ctx).set_loc(loc);
     if kernel {
-        llvm_export::mark_kernel(ctx, &llvm_func);
-        llvm_export::set_param_attrs(ctx, &llvm_func, param_attrs);
+        nvptx_attrs::mark_kernel(ctx, &llvm_func);
+        nvptx_attrs::set_param_attrs(ctx, &llvm_func, param_attrs);
         if let Some(bounds) = bounds {
-            llvm_export::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
+            nvptx_attrs::set_launch_bounds(ctx, &llvm_func, bounds.max_threads, bounds.min_blocks);
         }
         if let Some(cluster) = cluster {
-            llvm_export::set_cluster_dims(ctx, &llvm_func, cluster.dims);
+            nvptx_attrs::set_cluster_dims(ctx, &llvm_func, cluster.dims);
         }
         if let Some(block) = block {
-            llvm_export::set_block_dims(ctx, &llvm_func, block.dims);
+            nvptx_attrs::set_block_dims(ctx, &llvm_func, block.dims);
         }
         for param in grid_constant_params {
             let pointee = value_type(ctx, param.pointee).map_err(signature_error)?;
-            llvm_export::set_grid_constant(ctx, &llvm_func, param.index, pointee, param.align);
+            nvptx_attrs::set_grid_constant(ctx, &llvm_func, param.index, pointee, param.align);
         }
     } else if !declaration {
         llvm_func.set_attr_llvm_function_linkage(ctx, LinkageAttr::InternalLinkage);

@@ -4,7 +4,7 @@
 
 use std::num::NonZero;
 
-use llvm_export::mark_kernel;
+use nvptx_attrs::mark_kernel;
 use pliron::{
     basic_block::BasicBlock,
     builtin::{

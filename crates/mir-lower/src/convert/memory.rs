@@ -24,7 +24,7 @@ use crate::{
 
 /// `mir.alloca T` -> `llvm.alloca` of T's memory type in the entry block, aligned as rustc
 /// aligns T. A slot that holds a named variable keeps its description for the debug
-/// metadata ([llvm_export::debug_info::ATTR_KEY_DEBUG_VARIABLE]).
+/// metadata ([nvptx_attrs::ATTR_KEY_DEBUG_VARIABLE]).
 pub fn alloca(op: &AllocaOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let ty = op.allocated_type(ctx);
     let elem = memory_type(ctx, ty)?;
@@ -35,7 +35,7 @@ pub fn alloca(op: &AllocaOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
         let alloca = LlvmAllocaOp::new(ctx, elem, one, 0);
         set_align(ctx, &alloca, align);
         if let Some(variable) = variable {
-            let key = Identifier::try_from(llvm_export::debug_info::ATTR_KEY_DEBUG_VARIABLE)
+            let key = Identifier::try_from(nvptx_attrs::ATTR_KEY_DEBUG_VARIABLE)
                 .expect("a valid attribute key");
             alloca
                 .get_operation()

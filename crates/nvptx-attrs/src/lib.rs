@@ -1,0 +1,23 @@
+//! The contract between lowering (`mir-lower`) and the LLVM IR exporter (`llvm-export`): the
+//! attributes of pliron-llvm ops that pliron-llvm does not model and that the exporter turns
+//! into LLVM IR. Lowering writes them, the exporter reads them, and neither stage calls the
+//! other.
+//!
+//! - [`kernel`]: the `ptx_kernel` mark, launch bounds, block and cluster sizes, grid-constant
+//!   parameters of an `llvm.func`;
+//! - [`param_attrs`]: the parameter attributes (`noalias`, `align(N)`, ...) of an `llvm.func`;
+//! - [`ATTR_KEY_DEBUG_VARIABLE`]: the named Rust variable an `llvm.alloca` holds.
+
+pub mod kernel;
+pub mod param_attrs;
+
+pub use kernel::{
+    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_block_dims,
+    set_cluster_dims, set_grid_constant, set_launch_bounds,
+};
+pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};
+
+/// The key of the attribute of an `llvm.alloca` that holds a named Rust variable (its encoding
+/// is `llvm_export::debug_info::DebugVariable`'s); with full device debug information the
+/// exporter gives the slot a `#dbg_declare` record.
+pub const ATTR_KEY_DEBUG_VARIABLE: &str = "llvm_export_debug_variable";
