@@ -22,6 +22,7 @@ pub mod intrinsics;
 pub mod mem2reg;
 pub mod naming;
 mod pipeline;
+pub mod rules;
 pub mod shims;
 pub mod translator;
 pub mod ub_checks;

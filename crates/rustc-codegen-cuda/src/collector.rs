@@ -23,7 +23,7 @@ use rustc_middle::ty::print::{
 use rustc_middle::ty::{self, EarlyBinder, Instance, InstanceKind, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
-use mir_importer::translator::fmt_descriptor::is_fmt_method;
+use mir_importer::rules::{self, is_fmt_method};
 
 use crate::crate_rules::{self, CalleeRule};
 
@@ -178,8 +178,7 @@ pub fn collect_device_functions<'tcx>(
             // panic messages; a foreign one's is a bare trap.
             if panic_messages
                 && !tcx.is_foreign_item(instance.def_id())
-                && let Some(def_id) =
-                    def_id_of_path(tcx, mir_importer::translator::body::HOST_ONLY_PANIC)
+                && let Some(def_id) = def_id_of_path(tcx, rules::HOST_ONLY_PANIC)
             {
                 let panic = Instance::mono(tcx, def_id);
                 let caller = (index, tcx.def_span(instance.def_id()));
@@ -820,10 +819,7 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
             }
             TerminatorKind::Assert { msg, .. } if self.check_messages => {
                 // The panic function the importer calls when the check fails.
-                let def_id = tcx.require_lang_item(
-                    mir_importer::translator::panic::assert_panic_function(msg),
-                    span,
-                );
+                let def_id = tcx.require_lang_item(rules::assert_panic_function(msg), span);
                 let callee = Instance::mono(tcx, def_id);
                 self.out
                     .push((with_device_version(tcx, callee), span, Use::Call));
@@ -846,14 +842,14 @@ impl<'tcx> MirVisitor<'tcx> for Uses<'tcx> {
 /// `mir_importer::translator::core_intrinsic`) becomes that body, an ordinary function to
 /// collect; any other instance is returned as it is.
 fn with_fallback_body<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Instance<'tcx> {
-    use mir_importer::translator::core_intrinsic::{Decision, decision};
     let InstanceKind::Intrinsic(def_id) = instance.def else {
         return instance;
     };
     let Some(intrinsic) = tcx.intrinsic(def_id) else {
         return instance;
     };
-    if decision(intrinsic.name.as_str()) == Some(Decision::Fallback)
+    if rules::intrinsic_decision(intrinsic.name.as_str())
+        == Some(rules::IntrinsicDecision::Fallback)
         && !intrinsic.must_be_overridden
     {
         Instance::new_raw(def_id, instance.args)
@@ -869,7 +865,7 @@ fn with_device_version<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> Ins
     let InstanceKind::Item(def_id) = instance.def else {
         return instance;
     };
-    mir_importer::shims::shim_for(&fqdn(tcx, def_id))
+    rules::device_version(&fqdn(tcx, def_id))
         .and_then(|shim| def_id_of_path(tcx, shim))
         .map_or(instance, |shim| Instance::mono(tcx, shim))
 }

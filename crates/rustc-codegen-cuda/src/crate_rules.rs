@@ -74,9 +74,7 @@ const STD_UNSUPPORTED_MATH: &[(&str, &str)] = &[(
 /// Classifies a called function by its crate, its fully qualified path, and whether it
 /// diverges (returns `!`).
 pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
-    if matches!(crate_name, "std" | "core")
-        && mir_importer::translator::math::c_math_function(path).is_some()
-    {
+    if matches!(crate_name, "std" | "core") && mir_importer::rules::is_c_math_function(path) {
         return CalleeRule::MathFunction;
     }
     if let Some(&(_, reason)) = STD_UNSUPPORTED_MATH
@@ -102,13 +100,13 @@ pub fn classify(crate_name: &str, path: &str, diverges: bool) -> CalleeRule {
     {
         return CalleeRule::External;
     }
-    if crate_name == "cuda_device" && mir_importer::intrinsics::is_intrinsic(path) {
+    if crate_name == "cuda_device" && mir_importer::rules::is_intrinsic_stub(path) {
         return CalleeRule::IntrinsicStub;
     }
     if matches!(crate_name, "core" | "alloc") && diverges {
         return CalleeRule::Panic;
     }
-    if crate_name == "core" && mir_importer::ub_checks::is_ub_check(path) {
+    if crate_name == "core" && mir_importer::rules::is_ub_check(path) {
         return CalleeRule::UbCheck;
     }
     CalleeRule::Collect
