@@ -213,8 +213,58 @@ fn syncscope_text(scope: &SyncScopeAttr) -> String {
     }
 }
 
+/// Declares, once for every op with an emitter of its own, the op and the method of
+/// [FunctionWriter] that writes its instruction(s), and derives the dispatch from that table.
+macro_rules! op_emitters {
+    ($($op:ty => $method:ident),* $(,)?) => {
+        impl FunctionWriter<'_> {
+            /// The instruction(s) of `op` by its emitter; `None` for an op without one.
+            fn emit_op(&mut self, o: &OpCtx, op: &dyn Op) -> Option<Result<(), ExportError>> {
+                $(
+                    if let Some(op) = op.downcast_ref::<$op>() {
+                        return Some(self.$method(o, op));
+                    }
+                )*
+                None
+            }
+        }
+    };
+}
+
+op_emitters! {
+    FNegOp => fneg,
+    ICmpOp => icmp,
+    FCmpOp => fcmp,
+    AllocaOp => alloca_op,
+    LoadOp => load,
+    StoreOp => store,
+    GetElementPtrOp => gep,
+    InsertValueOp => insert_value,
+    ExtractValueOp => extract_value,
+    InsertElementOp => insert_element,
+    ExtractElementOp => extract_element,
+    ShuffleVectorOp => shuffle_vector,
+    SelectOp => select,
+    FreezeOp => freeze,
+    CallOp => call,
+    CallIntrinsicOp => call_intrinsic,
+    InlineAsmOp => inline_asm,
+    AtomicRmwOp => atomic_rmw,
+    AtomicCmpxchgOp => atomic_cmpxchg,
+    FenceOp => fence,
+    AtomicLoadOp => atomic_load,
+    AtomicStoreOp => atomic_store,
+    ReturnOp => ret,
+    UnreachableOp => unreachable,
+    BrOp => br,
+    CondBrOp => cond_br,
+    SwitchOp => switch,
+}
+
 impl FunctionWriter<'_> {
-    /// Write the instruction(s) of `ptr`.
+    /// Write the instruction(s) of `ptr`: nothing for the constant-like ops (written inline
+    /// at their uses), the families of integer, float and cast ops by their opcodes, any other
+    /// op by its emitter ([op_emitters]).
     pub(crate) fn op(&mut self, ptr: Ptr<Operation>) -> Result<(), ExportError> {
         let ctx = self.ctx;
         let obj = Operation::get_op_dyn(ptr, ctx);
@@ -232,344 +282,427 @@ impl FunctionWriter<'_> {
             return Ok(());
         }
         if let Some((opcode, wraps)) = int_binary(op) {
-            let [lhs, rhs] = self.operands(&o)?;
-            let mut flags = String::new();
-            if wraps
-                && let Some(f) =
-                    self.attr::<IntegerOverflowFlagsAttr>(ptr, &ATTR_KEY_INTEGER_OVERFLOW_FLAGS)
-            {
-                flags = format!(
-                    "{}{}",
-                    if f.nuw { "nuw " } else { "" },
-                    if f.nsw { "nsw " } else { "" }
-                );
-            }
-            let line = format!(
-                "{opcode} {flags}{}, {}",
-                self.typed_opd(lhs)?,
-                self.opd(rhs)?
-            );
-            return self.assign(&o, line);
+            return self.int_binary_inst(&o, opcode, wraps);
         }
         if let Some(opcode) = float_binary(op) {
-            let [lhs, rhs] = self.operands(&o)?;
-            let line = format!(
-                "{opcode} {}{}, {}",
-                self.fmf(ptr),
-                self.typed_opd(lhs)?,
-                self.opd(rhs)?
-            );
-            return self.assign(&o, line);
-        }
-        if op.is::<FNegOp>() {
-            let [arg] = self.operands(&o)?;
-            let line = format!("fneg {}{}", self.fmf(ptr), self.typed_opd(arg)?);
-            return self.assign(&o, line);
-        }
-        if let Some(icmp) = op.downcast_ref::<ICmpOp>() {
-            let Some(pred) = icmp
-                .get_attr_llvm_icmp_predicate(ctx)
-                .map(|p| icmp_predicate(&p))
-            else {
-                return Err(self.missing(&o, "predicate"));
-            };
-            let [lhs, rhs] = self.operands(&o)?;
-            let line = format!("icmp {pred} {}, {}", self.typed_opd(lhs)?, self.opd(rhs)?);
-            return self.assign(&o, line);
-        }
-        if let Some(fcmp) = op.downcast_ref::<FCmpOp>() {
-            let Some(pred) = fcmp
-                .get_attr_llvm_fcmp_predicate(ctx)
-                .map(|p| fcmp_predicate(&p))
-            else {
-                return Err(self.missing(&o, "predicate"));
-            };
-            let [lhs, rhs] = self.operands(&o)?;
-            let line = format!(
-                "fcmp {}{pred} {}, {}",
-                self.fmf(ptr),
-                self.typed_opd(lhs)?,
-                self.opd(rhs)?
-            );
-            return self.assign(&o, line);
+            return self.float_binary_inst(&o, opcode);
         }
         if let Some((opcode, nneg, fmf)) = cast(op) {
-            let [arg] = self.operands(&o)?;
-            let mut flags = String::new();
-            if nneg
-                && self
-                    .attr::<BoolAttr>(ptr, &ATTR_KEY_NNEG_FLAG)
-                    .is_some_and(bool::from)
-            {
-                flags.push_str("nneg ");
-            }
-            if fmf {
-                flags.push_str(&self.fmf(ptr));
-            }
-            let to = self.ty(self.result_type(&o)?)?;
-            let line = format!("{opcode} {flags}{} to {to}", self.typed_opd(arg)?);
-            return self.assign(&o, line);
+            return self.cast_inst(&o, opcode, nneg, fmf);
         }
-        if let Some(alloca) = op.downcast_ref::<AllocaOp>() {
-            let Some(elem) = alloca
-                .get_attr_llvm_alloca_element_type(ctx)
-                .map(|t| type_of(&t))
-            else {
-                return Err(self.missing(&o, "element type"));
-            };
-            return self.alloca(&o, elem);
+        match self.emit_op(&o, op) {
+            Some(result) => result,
+            None => Err(ExportError::UnsupportedOp { op: opid }),
         }
-        if op.is::<LoadOp>() {
-            let [addr] = self.operands(&o)?;
-            let volatile = if self.is_volatile(ptr) {
-                "volatile "
-            } else {
-                ""
-            };
-            let ty = self.ty(self.result_type(&o)?)?;
-            let line = format!(
-                "load {volatile}{ty}, {}{}",
-                self.typed_opd(addr)?,
-                self.align(ptr)
+    }
+
+    /// An integer binary op: `opcode`, with `nuw`/`nsw` when it `wraps` and the op has them.
+    fn int_binary_inst(&mut self, o: &OpCtx, opcode: &str, wraps: bool) -> Result<(), ExportError> {
+        let [lhs, rhs] = self.operands(o)?;
+        let mut flags = String::new();
+        if wraps
+            && let Some(f) =
+                self.attr::<IntegerOverflowFlagsAttr>(o.ptr, &ATTR_KEY_INTEGER_OVERFLOW_FLAGS)
+        {
+            flags = format!(
+                "{}{}",
+                if f.nuw { "nuw " } else { "" },
+                if f.nsw { "nsw " } else { "" }
             );
-            return self.assign(&o, line);
         }
-        if op.is::<StoreOp>() {
-            let [value, addr] = self.operands(&o)?;
-            let volatile = if self.is_volatile(ptr) {
-                "volatile "
-            } else {
-                ""
-            };
-            let line = format!(
-                "store {volatile}{}, {}{}",
-                self.typed_opd(value)?,
-                self.typed_opd(addr)?,
-                self.align(ptr)
-            );
-            return self.emit(line);
+        let line = format!(
+            "{opcode} {flags}{}, {}",
+            self.typed_opd(lhs)?,
+            self.opd(rhs)?
+        );
+        self.assign(o, line)
+    }
+
+    /// A float binary op: `opcode` with the op's fast-math flags.
+    fn float_binary_inst(&mut self, o: &OpCtx, opcode: &str) -> Result<(), ExportError> {
+        let [lhs, rhs] = self.operands(o)?;
+        let line = format!(
+            "{opcode} {}{}, {}",
+            self.fmf(o.ptr),
+            self.typed_opd(lhs)?,
+            self.opd(rhs)?
+        );
+        self.assign(o, line)
+    }
+
+    /// A cast: `opcode`, with `nneg` when it takes one and the op has it, and fast-math flags
+    /// when it takes them (`fmf`).
+    fn cast_inst(
+        &mut self,
+        o: &OpCtx,
+        opcode: &str,
+        nneg: bool,
+        fmf: bool,
+    ) -> Result<(), ExportError> {
+        let [arg] = self.operands(o)?;
+        let mut flags = String::new();
+        if nneg
+            && self
+                .attr::<BoolAttr>(o.ptr, &ATTR_KEY_NNEG_FLAG)
+                .is_some_and(bool::from)
+        {
+            flags.push_str("nneg ");
         }
-        if let Some(gep) = op.downcast_ref::<GetElementPtrOp>() {
-            return self.gep(&o, gep);
+        if fmf {
+            flags.push_str(&self.fmf(o.ptr));
         }
-        if let Some(insert) = op.downcast_ref::<InsertValueOp>() {
-            let Some(indices) = insert
-                .get_attr_llvm_insert_value_indices(ctx)
-                .map(|i| i.0.clone())
-                .filter(|i| !i.is_empty())
-            else {
-                return Err(self.missing(&o, "indices"));
-            };
-            let [aggr, value] = self.operands(&o)?;
-            let line = format!(
-                "insertvalue {}, {}, {}",
-                self.typed_opd(aggr)?,
-                self.typed_opd(value)?,
-                join_indices(&indices)
-            );
-            return self.assign(&o, line);
-        }
-        if let Some(extract) = op.downcast_ref::<ExtractValueOp>() {
-            let Some(indices) = extract
-                .get_attr_llvm_extract_value_indices(ctx)
-                .map(|i| i.0.clone())
-                .filter(|i| !i.is_empty())
-            else {
-                return Err(self.missing(&o, "indices"));
-            };
-            let [aggr] = self.operands(&o)?;
-            let line = format!(
-                "extractvalue {}, {}",
-                self.typed_opd(aggr)?,
-                join_indices(&indices)
-            );
-            return self.assign(&o, line);
-        }
-        if op.is::<InsertElementOp>() {
-            let [vector, elem, index] = self.operands(&o)?;
-            let line = format!(
-                "insertelement {}, {}, {}",
-                self.typed_opd(vector)?,
-                self.typed_opd(elem)?,
-                self.typed_opd(index)?
-            );
-            return self.assign(&o, line);
-        }
-        if op.is::<ExtractElementOp>() {
-            let [vector, index] = self.operands(&o)?;
-            let line = format!(
-                "extractelement {}, {}",
-                self.typed_opd(vector)?,
-                self.typed_opd(index)?
-            );
-            return self.assign(&o, line);
-        }
-        if let Some(shuffle) = op.downcast_ref::<ShuffleVectorOp>() {
-            let Some(mask) = shuffle
-                .get_attr_llvm_shuffle_vector_mask(ctx)
-                .map(|m| m.0.clone())
-            else {
-                return Err(self.missing(&o, "mask"));
-            };
-            let [a, b] = self.operands(&o)?;
-            let mask_items: Vec<String> = mask
-                .iter()
-                .map(|&m| {
-                    if m < 0 {
-                        "i32 poison".to_string()
-                    } else {
-                        format!("i32 {m}")
-                    }
-                })
-                .collect();
-            let line = format!(
-                "shufflevector {}, {}, <{} x i32> <{}>",
-                self.typed_opd(a)?,
-                self.typed_opd(b)?,
-                mask.len(),
-                mask_items.join(", ")
-            );
-            return self.assign(&o, line);
-        }
-        if let Some(select) = op.downcast_ref::<SelectOp>() {
-            let fmf = select
-                .get_attr_llvm_select_fast_math_flags(ctx)
-                .map(|f| fmf_text(f.0))
-                .unwrap_or_default();
-            let [cond, a, b] = self.operands(&o)?;
-            let line = format!(
-                "select {fmf}{}, {}, {}",
-                self.typed_opd(cond)?,
-                self.typed_opd(a)?,
-                self.typed_opd(b)?
-            );
-            return self.assign(&o, line);
-        }
-        if op.is::<FreezeOp>() {
-            let [arg] = self.operands(&o)?;
-            let line = format!("freeze {}", self.typed_opd(arg)?);
-            return self.assign(&o, line);
-        }
-        if let Some(call) = op.downcast_ref::<CallOp>() {
-            return self.call(&o, call);
-        }
-        if let Some(call) = op.downcast_ref::<CallIntrinsicOp>() {
-            return self.call_intrinsic(&o, call);
-        }
-        if let Some(asm) = op.downcast_ref::<InlineAsmOp>() {
-            return self.inline_asm(&o, asm);
-        }
-        if let Some(rmw) = op.downcast_ref::<AtomicRmwOp>() {
-            let (Some(kind), Some(ord)) = (
-                rmw.get_attr_llvm_rmw_kind(ctx).map(|k| rmw_kind(&k)),
-                rmw.get_attr_llvm_rmw_ordering(ctx).map(|o| ordering(&o)),
-            ) else {
-                return Err(self.missing(&o, "kind or ordering"));
-            };
-            let [addr, val] = self.operands(&o)?;
-            let line = format!(
-                "atomicrmw {kind} {}, {}{} {ord}",
-                self.typed_opd(addr)?,
-                self.typed_opd(val)?,
-                self.syncscope(ptr)
-            );
-            return self.assign(&o, line);
-        }
-        if let Some(cas) = op.downcast_ref::<AtomicCmpxchgOp>() {
-            let (Some(success), Some(failure)) = (
-                cas.get_attr_llvm_cas_success_ordering(ctx)
-                    .map(|o| ordering(&o)),
-                cas.get_attr_llvm_cas_failure_ordering(ctx)
-                    .map(|o| ordering(&o)),
-            ) else {
-                return Err(self.missing(&o, "orderings"));
-            };
-            let [addr, cmp, new] = self.operands(&o)?;
-            let line = format!(
-                "cmpxchg {}, {}, {}{} {success} {failure}",
-                self.typed_opd(addr)?,
-                self.typed_opd(cmp)?,
-                self.typed_opd(new)?,
-                self.syncscope(ptr)
-            );
-            return self.assign(&o, line);
-        }
-        if let Some(fence) = op.downcast_ref::<FenceOp>() {
-            let Some(ord) = fence
-                .get_attr_llvm_fence_ordering(ctx)
-                .map(|o| ordering(&o))
-            else {
-                return Err(self.missing(&o, "ordering"));
-            };
-            let [] = self.operands(&o)?;
-            return self.emit(format!("fence{} {ord}", self.syncscope(ptr)));
-        }
-        if let Some(load) = op.downcast_ref::<AtomicLoadOp>() {
-            let Some(ord) = load.get_attr_llvm_ld_ordering(ctx).map(|o| ordering(&o)) else {
-                return Err(self.missing(&o, "ordering"));
-            };
-            let [addr] = self.operands(&o)?;
-            let res_ty = self.result_type(&o)?;
-            let align = self.atomic_align(&o, res_ty)?;
-            let line = format!(
-                "load atomic {}, {}{} {ord}, align {align}",
-                self.ty(res_ty)?,
-                self.typed_opd(addr)?,
-                self.syncscope(ptr)
-            );
-            return self.assign(&o, line);
-        }
-        if let Some(store) = op.downcast_ref::<AtomicStoreOp>() {
-            let Some(ord) = store.get_attr_llvm_st_ordering(ctx).map(|o| ordering(&o)) else {
-                return Err(self.missing(&o, "ordering"));
-            };
-            let [value, addr] = self.operands(&o)?;
-            let align = self.atomic_align(&o, value.get_type(ctx))?;
-            let line = format!(
-                "store atomic {}, {}{} {ord}, align {align}",
-                self.typed_opd(value)?,
-                self.typed_opd(addr)?,
-                self.syncscope(ptr)
-            );
-            return self.emit(line);
-        }
-        if op.is::<ReturnOp>() {
-            let values: Vec<Value> = ptr.deref(ctx).operands().collect();
-            return match values.as_slice() {
-                [] => self.emit("ret void".into()),
-                [v] => {
-                    let line = format!("ret {}", self.typed_opd(*v)?);
-                    self.emit(line)
+        let to = self.ty(self.result_type(o)?)?;
+        let line = format!("{opcode} {flags}{} to {to}", self.typed_opd(arg)?);
+        self.assign(o, line)
+    }
+
+    /// `fneg`.
+    fn fneg(&mut self, o: &OpCtx, _: &FNegOp) -> Result<(), ExportError> {
+        let ptr = o.ptr;
+        let [arg] = self.operands(o)?;
+        let line = format!("fneg {}{}", self.fmf(ptr), self.typed_opd(arg)?);
+        self.assign(o, line)
+    }
+
+    /// `icmp` with its predicate.
+    fn icmp(&mut self, o: &OpCtx, icmp: &ICmpOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let Some(pred) = icmp
+            .get_attr_llvm_icmp_predicate(ctx)
+            .map(|p| icmp_predicate(&p))
+        else {
+            return Err(self.missing(o, "predicate"));
+        };
+        let [lhs, rhs] = self.operands(o)?;
+        let line = format!("icmp {pred} {}, {}", self.typed_opd(lhs)?, self.opd(rhs)?);
+        self.assign(o, line)
+    }
+
+    /// `fcmp` with its fast-math flags and predicate.
+    fn fcmp(&mut self, o: &OpCtx, fcmp: &FCmpOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let Some(pred) = fcmp
+            .get_attr_llvm_fcmp_predicate(ctx)
+            .map(|p| fcmp_predicate(&p))
+        else {
+            return Err(self.missing(o, "predicate"));
+        };
+        let [lhs, rhs] = self.operands(o)?;
+        let line = format!(
+            "fcmp {}{pred} {}, {}",
+            self.fmf(ptr),
+            self.typed_opd(lhs)?,
+            self.opd(rhs)?
+        );
+        self.assign(o, line)
+    }
+
+    /// `alloca` of the op's element type.
+    fn alloca_op(&mut self, o: &OpCtx, alloca: &AllocaOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let Some(elem) = alloca
+            .get_attr_llvm_alloca_element_type(ctx)
+            .map(|t| type_of(&t))
+        else {
+            return Err(self.missing(o, "element type"));
+        };
+        self.alloca(o, elem)
+    }
+
+    /// `load` (volatile when marked), aligned.
+    fn load(&mut self, o: &OpCtx, _: &LoadOp) -> Result<(), ExportError> {
+        let ptr = o.ptr;
+        let [addr] = self.operands(o)?;
+        let volatile = if self.is_volatile(ptr) {
+            "volatile "
+        } else {
+            ""
+        };
+        let ty = self.ty(self.result_type(o)?)?;
+        let line = format!(
+            "load {volatile}{ty}, {}{}",
+            self.typed_opd(addr)?,
+            self.align(ptr)
+        );
+        self.assign(o, line)
+    }
+
+    /// `store` (volatile when marked), aligned.
+    fn store(&mut self, o: &OpCtx, _: &StoreOp) -> Result<(), ExportError> {
+        let ptr = o.ptr;
+        let [value, addr] = self.operands(o)?;
+        let volatile = if self.is_volatile(ptr) {
+            "volatile "
+        } else {
+            ""
+        };
+        let line = format!(
+            "store {volatile}{}, {}{}",
+            self.typed_opd(value)?,
+            self.typed_opd(addr)?,
+            self.align(ptr)
+        );
+        self.emit(line)
+    }
+
+    /// `insertvalue`.
+    fn insert_value(&mut self, o: &OpCtx, insert: &InsertValueOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let Some(indices) = insert
+            .get_attr_llvm_insert_value_indices(ctx)
+            .map(|i| i.0.clone())
+            .filter(|i| !i.is_empty())
+        else {
+            return Err(self.missing(o, "indices"));
+        };
+        let [aggr, value] = self.operands(o)?;
+        let line = format!(
+            "insertvalue {}, {}, {}",
+            self.typed_opd(aggr)?,
+            self.typed_opd(value)?,
+            join_indices(&indices)
+        );
+        self.assign(o, line)
+    }
+
+    /// `extractvalue`.
+    fn extract_value(&mut self, o: &OpCtx, extract: &ExtractValueOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let Some(indices) = extract
+            .get_attr_llvm_extract_value_indices(ctx)
+            .map(|i| i.0.clone())
+            .filter(|i| !i.is_empty())
+        else {
+            return Err(self.missing(o, "indices"));
+        };
+        let [aggr] = self.operands(o)?;
+        let line = format!(
+            "extractvalue {}, {}",
+            self.typed_opd(aggr)?,
+            join_indices(&indices)
+        );
+        self.assign(o, line)
+    }
+
+    /// `insertelement`.
+    fn insert_element(&mut self, o: &OpCtx, _: &InsertElementOp) -> Result<(), ExportError> {
+        let [vector, elem, index] = self.operands(o)?;
+        let line = format!(
+            "insertelement {}, {}, {}",
+            self.typed_opd(vector)?,
+            self.typed_opd(elem)?,
+            self.typed_opd(index)?
+        );
+        self.assign(o, line)
+    }
+
+    /// `extractelement`.
+    fn extract_element(&mut self, o: &OpCtx, _: &ExtractElementOp) -> Result<(), ExportError> {
+        let [vector, index] = self.operands(o)?;
+        let line = format!(
+            "extractelement {}, {}",
+            self.typed_opd(vector)?,
+            self.typed_opd(index)?
+        );
+        self.assign(o, line)
+    }
+
+    /// `shufflevector` with its mask.
+    fn shuffle_vector(&mut self, o: &OpCtx, shuffle: &ShuffleVectorOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let Some(mask) = shuffle
+            .get_attr_llvm_shuffle_vector_mask(ctx)
+            .map(|m| m.0.clone())
+        else {
+            return Err(self.missing(o, "mask"));
+        };
+        let [a, b] = self.operands(o)?;
+        let mask_items: Vec<String> = mask
+            .iter()
+            .map(|&m| {
+                if m < 0 {
+                    "i32 poison".to_string()
+                } else {
+                    format!("i32 {m}")
                 }
-                _ => Err(ExportError::malformed(opid, "more than one returned value")),
-            };
+            })
+            .collect();
+        let line = format!(
+            "shufflevector {}, {}, <{} x i32> <{}>",
+            self.typed_opd(a)?,
+            self.typed_opd(b)?,
+            mask.len(),
+            mask_items.join(", ")
+        );
+        self.assign(o, line)
+    }
+
+    /// `select`.
+    fn select(&mut self, o: &OpCtx, select: &SelectOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let fmf = select
+            .get_attr_llvm_select_fast_math_flags(ctx)
+            .map(|f| fmf_text(f.0))
+            .unwrap_or_default();
+        let [cond, a, b] = self.operands(o)?;
+        let line = format!(
+            "select {fmf}{}, {}, {}",
+            self.typed_opd(cond)?,
+            self.typed_opd(a)?,
+            self.typed_opd(b)?
+        );
+        self.assign(o, line)
+    }
+
+    /// `freeze`.
+    fn freeze(&mut self, o: &OpCtx, _: &FreezeOp) -> Result<(), ExportError> {
+        let [arg] = self.operands(o)?;
+        let line = format!("freeze {}", self.typed_opd(arg)?);
+        self.assign(o, line)
+    }
+
+    /// `atomicrmw`.
+    fn atomic_rmw(&mut self, o: &OpCtx, rmw: &AtomicRmwOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let (Some(kind), Some(ord)) = (
+            rmw.get_attr_llvm_rmw_kind(ctx).map(|k| rmw_kind(&k)),
+            rmw.get_attr_llvm_rmw_ordering(ctx).map(|o| ordering(&o)),
+        ) else {
+            return Err(self.missing(o, "kind or ordering"));
+        };
+        let [addr, val] = self.operands(o)?;
+        let line = format!(
+            "atomicrmw {kind} {}, {}{} {ord}",
+            self.typed_opd(addr)?,
+            self.typed_opd(val)?,
+            self.syncscope(ptr)
+        );
+        self.assign(o, line)
+    }
+
+    /// `cmpxchg`.
+    fn atomic_cmpxchg(&mut self, o: &OpCtx, cas: &AtomicCmpxchgOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let (Some(success), Some(failure)) = (
+            cas.get_attr_llvm_cas_success_ordering(ctx)
+                .map(|o| ordering(&o)),
+            cas.get_attr_llvm_cas_failure_ordering(ctx)
+                .map(|o| ordering(&o)),
+        ) else {
+            return Err(self.missing(o, "orderings"));
+        };
+        let [addr, cmp, new] = self.operands(o)?;
+        let line = format!(
+            "cmpxchg {}, {}, {}{} {success} {failure}",
+            self.typed_opd(addr)?,
+            self.typed_opd(cmp)?,
+            self.typed_opd(new)?,
+            self.syncscope(ptr)
+        );
+        self.assign(o, line)
+    }
+
+    /// `fence`.
+    fn fence(&mut self, o: &OpCtx, fence: &FenceOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let Some(ord) = fence
+            .get_attr_llvm_fence_ordering(ctx)
+            .map(|o| ordering(&o))
+        else {
+            return Err(self.missing(o, "ordering"));
+        };
+        let [] = self.operands(o)?;
+        self.emit(format!("fence{} {ord}", self.syncscope(ptr)))
+    }
+
+    /// `load atomic`.
+    fn atomic_load(&mut self, o: &OpCtx, load: &AtomicLoadOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let Some(ord) = load.get_attr_llvm_ld_ordering(ctx).map(|o| ordering(&o)) else {
+            return Err(self.missing(o, "ordering"));
+        };
+        let [addr] = self.operands(o)?;
+        let res_ty = self.result_type(o)?;
+        let align = self.atomic_align(o, res_ty)?;
+        let line = format!(
+            "load atomic {}, {}{} {ord}, align {align}",
+            self.ty(res_ty)?,
+            self.typed_opd(addr)?,
+            self.syncscope(ptr)
+        );
+        self.assign(o, line)
+    }
+
+    /// `store atomic`.
+    fn atomic_store(&mut self, o: &OpCtx, store: &AtomicStoreOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let Some(ord) = store.get_attr_llvm_st_ordering(ctx).map(|o| ordering(&o)) else {
+            return Err(self.missing(o, "ordering"));
+        };
+        let [value, addr] = self.operands(o)?;
+        let align = self.atomic_align(o, value.get_type(ctx))?;
+        let line = format!(
+            "store atomic {}, {}{} {ord}, align {align}",
+            self.typed_opd(value)?,
+            self.typed_opd(addr)?,
+            self.syncscope(ptr)
+        );
+        self.emit(line)
+    }
+
+    /// `ret`.
+    fn ret(&mut self, o: &OpCtx, _: &ReturnOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let opid = o.opid;
+        let values: Vec<Value> = ptr.deref(ctx).operands().collect();
+        match values.as_slice() {
+            [] => self.emit("ret void".into()),
+            [v] => {
+                let line = format!("ret {}", self.typed_opd(*v)?);
+                self.emit(line)
+            }
+            _ => Err(ExportError::malformed(opid, "more than one returned value")),
         }
-        if op.is::<UnreachableOp>() {
-            return self.emit("unreachable".into());
-        }
-        if op.is::<BrOp>() {
-            let labels = self.successor_labels(ptr);
-            let [dest] = labels.as_slice() else {
-                return Err(ExportError::malformed(opid, "expected one successor"));
-            };
-            return self.emit(format!("br label %{dest}"));
-        }
-        if let Some(cond_br) = op.downcast_ref::<CondBrOp>() {
-            let labels = self.successor_labels(ptr);
-            let [if_true, if_false] = labels.as_slice() else {
-                return Err(ExportError::malformed(opid, "expected two successors"));
-            };
-            let cond = cond_br.get_operand_condition(ctx);
-            let line = format!(
-                "br {}, label %{if_true}, label %{if_false}",
-                self.typed_opd(cond)?
-            );
-            return self.emit(line);
-        }
-        if let Some(switch) = op.downcast_ref::<SwitchOp>() {
-            return self.switch(&o, switch);
-        }
-        Err(ExportError::UnsupportedOp { op: opid })
+    }
+
+    /// `unreachable`.
+    fn unreachable(&mut self, _: &OpCtx, _: &UnreachableOp) -> Result<(), ExportError> {
+        self.emit("unreachable".into())
+    }
+
+    /// `br label`.
+    fn br(&mut self, o: &OpCtx, _: &BrOp) -> Result<(), ExportError> {
+        let ptr = o.ptr;
+        let opid = o.opid;
+        let labels = self.successor_labels(ptr);
+        let [dest] = labels.as_slice() else {
+            return Err(ExportError::malformed(opid, "expected one successor"));
+        };
+        self.emit(format!("br label %{dest}"))
+    }
+
+    /// `br` on a condition.
+    fn cond_br(&mut self, o: &OpCtx, cond_br: &CondBrOp) -> Result<(), ExportError> {
+        let ctx = self.ctx;
+        let ptr = o.ptr;
+        let opid = o.opid;
+        let labels = self.successor_labels(ptr);
+        let [if_true, if_false] = labels.as_slice() else {
+            return Err(ExportError::malformed(opid, "expected two successors"));
+        };
+        let cond = cond_br.get_operand_condition(ctx);
+        let line = format!(
+            "br {}, label %{if_true}, label %{if_false}",
+            self.typed_opd(cond)?
+        );
+        self.emit(line)
     }
 
     /// `alloca`, followed by an `addrspacecast` when the result is not a generic pointer.
