@@ -341,7 +341,7 @@ impl FnTranslator<'_> {
             )
         }
         if let Access::RmwSigned { unsigned, .. } = access {
-            let signed = super::core_intrinsic::is_signed(self.ctx, value_ty);
+            let signed = super::arith::is_signed(self.ctx, value_ty);
             if signed == unsigned {
                 unsupported!("an atomic `{method}` on `{ty}` with the other signedness")
             }

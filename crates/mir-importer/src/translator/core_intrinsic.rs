@@ -28,9 +28,11 @@ use rustc_public::mir::mono::Instance;
 use rustc_public::mir::{BinOp, Operand, Place};
 use rustc_public::ty::{GenericArgKind, RigidTy, Ty, TyKind};
 
+use super::arith::binary_op;
 use super::body::FnTranslator;
 use super::error::{TResult, unsupported};
 use super::types::layout;
+use super::validity::Validity;
 
 /// What device code does with an intrinsic of `core`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,17 +143,6 @@ pub enum Lowering {
     VolatileStore { aligned: bool },
     /// `typed_swap_nonoverlapping`: two loads, two stores.
     Swap,
-}
-
-/// The validity requirement an `assert_*` intrinsic checks for its type argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Validity {
-    /// `assert_inhabited`: some value of the type exists.
-    Inhabited,
-    /// `assert_zero_valid`: all-zero bytes are a value of the type (`mem::zeroed`).
-    Zeroed,
-    /// `assert_mem_uninitialized_valid`: the bytes `mem::uninitialized` writes (0x01) are one.
-    Uninitialized,
 }
 
 const VARIADIC: &str = "C variadic arguments (`VaList`): device functions take a fixed list";
@@ -553,7 +544,7 @@ impl FnTranslator<'_> {
             L::PtrMetadata => {
                 arity(1)?;
                 let ptr_ty = self.operand_ty(&args[0])?;
-                if super::rvalue::pointee_is_unsized_slice(ptr_ty) {
+                if super::types::pointee_is_unsized_slice(ptr_ty) {
                     Some(
                         self.emit(|ctx| SliceLenOp::new(ctx, values[0]))
                             .result(self.ctx),
@@ -998,41 +989,6 @@ enum Outcome {
     Value(Option<Value>),
     /// The intrinsic ended the block (a trap, `unreachable`).
     Diverges,
-}
-
-/// The dialect-mir op of MIR binary operation `op` on two values of one type.
-pub(crate) fn binary_op(
-    ctx: &mut pliron::context::Context,
-    op: BinOp,
-    a: Value,
-    b: Value,
-) -> TResult<Ptr<Operation>> {
-    Ok(match op {
-        BinOp::Add | BinOp::AddUnchecked => AddOp::new(ctx, a, b).get_operation(),
-        BinOp::Sub | BinOp::SubUnchecked => SubOp::new(ctx, a, b).get_operation(),
-        BinOp::Mul | BinOp::MulUnchecked => MulOp::new(ctx, a, b).get_operation(),
-        BinOp::Div => DivOp::new(ctx, a, b).get_operation(),
-        BinOp::Rem => RemOp::new(ctx, a, b).get_operation(),
-        BinOp::BitXor => BitXorOp::new(ctx, a, b).get_operation(),
-        BinOp::BitAnd => BitAndOp::new(ctx, a, b).get_operation(),
-        BinOp::BitOr => BitOrOp::new(ctx, a, b).get_operation(),
-        BinOp::Shl | BinOp::ShlUnchecked => ShlOp::new(ctx, a, b).get_operation(),
-        BinOp::Shr | BinOp::ShrUnchecked => ShrOp::new(ctx, a, b).get_operation(),
-        BinOp::Eq => EqOp::new(ctx, a, b).get_operation(),
-        BinOp::Ne => NeOp::new(ctx, a, b).get_operation(),
-        BinOp::Lt => LtOp::new(ctx, a, b).get_operation(),
-        BinOp::Le => LeOp::new(ctx, a, b).get_operation(),
-        BinOp::Gt => GtOp::new(ctx, a, b).get_operation(),
-        BinOp::Ge => GeOp::new(ctx, a, b).get_operation(),
-        BinOp::Offset => PtrOffsetOp::new(ctx, a, b).get_operation(),
-        BinOp::Cmp => unsupported!("a three-way comparison outside its own translation"),
-    })
-}
-
-pub(crate) fn is_signed(ctx: &pliron::context::Context, ty: pliron::r#type::TypeHandle) -> bool {
-    ty.deref(ctx)
-        .downcast_ref::<pliron::builtin::types::IntegerType>()
-        .is_some_and(|int| int.is_signed())
 }
 
 /// The byte offset of the slice an unsized struct ends in (0 for a slice itself).

@@ -10,8 +10,8 @@ use pliron::r#type::Typed;
 use pliron::value::Value;
 use rustc_public::mir::{Operand, Place};
 
+use super::arith::is_signed;
 use super::body::FnTranslator;
-use super::core_intrinsic::is_signed;
 use super::error::{TResult, unsupported};
 
 /// A C math function in its two widths: the `f64` name, the `f32` name, and what it computes.

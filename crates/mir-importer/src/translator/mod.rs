@@ -14,11 +14,13 @@
 //! (panic messages are formatted by the host); [panic] the failure edge of `Assert` and
 //! `#[track_caller]` locations. [types] maps Rust types to dialect-mir types with rustc's layout;
 //! [validity] answers whether a type allows a value (for `mem::zeroed`'s check);
-//! [launch_bounds] reads a kernel's `#[launch_bounds]`.
+//! [launch_bounds] reads a kernel's `#[launch_bounds]`; [arith] makes the dialect-mir op of a
+//! MIR binary operation, for every translator that needs one.
 //!
 //! The output is the "alloca form" of docs/device-ir.md: every local lives in a `mir.alloca`,
 //! non-entry blocks take no arguments, and `pliron::opts::mem2reg` builds SSA afterwards.
 
+pub mod arith;
 pub mod atomic;
 pub mod body;
 pub mod call;

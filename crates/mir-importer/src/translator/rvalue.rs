@@ -19,6 +19,7 @@ use super::error::{TResult, unsupported};
 use super::global::Target;
 use super::place::{Address, PlaceRef};
 use super::types::is_zero_sized;
+use super::types::pointee_is_unsized_slice;
 
 impl FnTranslator<'_> {
     pub(crate) fn translate_assign(&mut self, place: &Place, rvalue: &Rvalue) -> TResult<()> {
@@ -177,9 +178,9 @@ impl FnTranslator<'_> {
             BinOp::Shl | BinOp::ShlUnchecked | BinOp::Shr | BinOp::ShrUnchecked => {
                 let masked = matches!(op, BinOp::Shl | BinOp::Shr);
                 let amount = self.shift_amount(lhs_ty, b, masked)?;
-                super::core_intrinsic::binary_op(self.ctx, op, a, amount)?
+                super::arith::binary_op(self.ctx, op, a, amount)?
             }
-            _ => super::core_intrinsic::binary_op(self.ctx, op, a, b)?,
+            _ => super::arith::binary_op(self.ctx, op, a, b)?,
         };
         self.inserter_append_operation(result);
         Ok(result.deref(self.ctx).get_result(0))
@@ -196,7 +197,7 @@ impl FnTranslator<'_> {
         let (a_ptr, a_len) = parts(self, a);
         let (b_ptr, b_len) = parts(self, b);
         let compare = |this: &mut Self, op: BinOp, x: Value, y: Value| -> TResult<Value> {
-            let built = super::core_intrinsic::binary_op(this.ctx, op, x, y)?;
+            let built = super::arith::binary_op(this.ctx, op, x, y)?;
             this.inserter_append_operation(built);
             Ok(built.deref(this.ctx).get_result(0))
         };
@@ -848,15 +849,6 @@ fn pointer_kind(ty: Ty) -> PointerKind {
         Some(TyKind::RigidTy(RigidTy::Dynamic(..))) => PointerKind::Dyn,
         _ => PointerKind::Thin,
     }
-}
-
-/// Whether `ty` is a reference or raw pointer to `[T]`, `str` or a struct ending in one (a
-/// `mir.slice` value).
-pub(crate) fn pointee_is_unsized_slice(ty: Ty) -> bool {
-    ty.kind()
-        .builtin_deref(true)
-        .and_then(|t| super::types::slice_tail(t.ty))
-        .is_some()
 }
 
 /// The length of the array that a sized type ends in (`[T; N]` itself, or the last field of a

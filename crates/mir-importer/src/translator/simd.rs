@@ -24,8 +24,8 @@ use rustc_public::mir::mono::Instance;
 use rustc_public::mir::{BinOp, Operand, Place};
 use rustc_public::ty::{ConstantKind, GenericArgKind, RigidTy, Ty, TyConstKind, TyKind};
 
+use super::arith::{binary_op, is_signed};
 use super::body::FnTranslator;
-use super::core_intrinsic::{binary_op, is_signed};
 use super::error::{TResult, unsupported};
 
 /// How a `simd_*` intrinsic is computed.

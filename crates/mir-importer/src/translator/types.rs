@@ -436,3 +436,12 @@ pub fn uint_bits(uint: UintTy) -> u32 {
         UintTy::U128 => 128,
     }
 }
+
+/// Whether `ty` is a reference or raw pointer to `[T]`, `str` or a struct ending in one (a
+/// `mir.slice` value).
+pub(crate) fn pointee_is_unsized_slice(ty: Ty) -> bool {
+    ty.kind()
+        .builtin_deref(true)
+        .and_then(|t| slice_tail(t.ty))
+        .is_some()
+}

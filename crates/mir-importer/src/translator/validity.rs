@@ -10,9 +10,19 @@ use rustc_public::abi::{FieldsShape, Primitive, Scalar, ValueAbi, VariantsShape}
 use rustc_public::ty::{AdtKind, GenericArgKind, RigidTy, Ty, TyKind};
 use rustc_public_bridge::IndexedVal;
 
-use super::core_intrinsic::Validity;
 use super::error::TResult;
 use super::types::layout;
+
+/// The validity requirement an `assert_*` intrinsic checks for its type argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Validity {
+    /// `assert_inhabited`: some value of the type exists.
+    Inhabited,
+    /// `assert_zero_valid`: all-zero bytes are a value of the type (`mem::zeroed`).
+    Zeroed,
+    /// `assert_mem_uninitialized_valid`: the bytes `mem::uninitialized` writes (0x01) are one.
+    Uninitialized,
+}
 
 /// Whether `ty` allows what `validity` asks for.
 pub fn allows(ty: Ty, validity: Validity) -> TResult<bool> {

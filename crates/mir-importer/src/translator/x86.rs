@@ -552,7 +552,7 @@ impl FnTranslator<'_> {
 
     /// Whether the ordered comparison `op` holds for the floats `x` and `y`.
     fn float_test(&mut self, op: BinOp, x: Value, y: Value) -> TResult<Value> {
-        let op = super::core_intrinsic::binary_op(self.ctx, op, x, y)?;
+        let op = super::arith::binary_op(self.ctx, op, x, y)?;
         self.inserter_append_operation(op);
         Ok(op.deref(self.ctx).get_result(0))
     }
