@@ -5,9 +5,6 @@
 //! verifier's contract for `nvvm.intrinsic`), what it becomes in LLVM IR ([Lowering]), whether
 //! it is convergent, its [Memory] effects, and the oldest `sm_` and PTX ISA that have it.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use pliron::{
     builtin::types::{FP32Type, FP64Type, IntegerType, Signedness},
     context::Context,
@@ -235,31 +232,4 @@ impl Intrinsic {
     pub fn has_side_effects(&self) -> bool {
         self.memory != Memory::None
     }
-}
-
-/// The intrinsics by name and by stub path, built once from [crate::table::ALL].
-struct Index {
-    by_name: HashMap<&'static str, &'static Intrinsic>,
-    by_path: HashMap<&'static str, &'static Intrinsic>,
-}
-
-fn index() -> &'static Index {
-    static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(|| Index {
-        by_name: crate::table::ALL.iter().map(|i| (i.name, *i)).collect(),
-        by_path: crate::table::ALL
-            .iter()
-            .map(|i| (i.rust_path, *i))
-            .collect(),
-    })
-}
-
-/// The intrinsic printed as `name`.
-pub fn by_name(name: &str) -> Option<&'static Intrinsic> {
-    index().by_name.get(name).copied()
-}
-
-/// The intrinsic whose `cuda_device` stub has this fully qualified path.
-pub fn by_rust_path(path: &str) -> Option<&'static Intrinsic> {
-    index().by_path.get(path).copied()
 }

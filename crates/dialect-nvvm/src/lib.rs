@@ -24,8 +24,9 @@ pub mod op;
 pub mod table;
 pub mod target;
 
-pub use intrinsic::{Intrinsic, Lowering, Memory, Scalar, by_name, by_rust_path};
+pub use intrinsic::{Intrinsic, Lowering, Memory, Scalar};
 pub use op::{IntrinsicAttr, IntrinsicOp, NvvmVerifyErr};
+pub use table::{by_name, by_rust_path};
 pub use target::{Target, TargetTooOld, required_ptx_isa};
 
 /// The name of the dialect.

@@ -18,7 +18,8 @@ use pliron::{
 };
 use thiserror::Error;
 
-use crate::intrinsic::{Intrinsic, by_name};
+use crate::intrinsic::Intrinsic;
+use crate::table::by_name;
 
 /// The intrinsic an `nvvm.intrinsic` op executes, printed as its name.
 #[pliron_attr(name = "nvvm.intrinsic_name", verifier = "succ")]

@@ -19,6 +19,9 @@
 
 #![allow(non_upper_case_globals)]
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use crate::intrinsic::{
     Arg::{I32, Operand},
     FULL_MASK,
@@ -780,4 +783,28 @@ intrinsics! {
     /// Aborts the kernel: the launch fails (`__trap()`, `trap`).
     trap: trap()
         = llvm("llvm.trap", &[]), memory ReadWrite, sm 20, ptx 10;
+}
+
+/// The intrinsics by name and by stub path, built once from [ALL].
+struct Index {
+    by_name: HashMap<&'static str, &'static Intrinsic>,
+    by_path: HashMap<&'static str, &'static Intrinsic>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| Index {
+        by_name: ALL.iter().map(|i| (i.name, *i)).collect(),
+        by_path: ALL.iter().map(|i| (i.rust_path, *i)).collect(),
+    })
+}
+
+/// The intrinsic printed as `name`.
+pub fn by_name(name: &str) -> Option<&'static Intrinsic> {
+    index().by_name.get(name).copied()
+}
+
+/// The intrinsic whose `cuda_device` stub has this fully qualified path.
+pub fn by_rust_path(path: &str) -> Option<&'static Intrinsic> {
+    index().by_path.get(path).copied()
 }
