@@ -31,42 +31,41 @@ pub fn mark_kernel(ctx: &Context, func: &FuncOp) {
 /// Give the kernel `func` launch bounds: at most `max_threads` threads per block, and (when
 /// given) at least `min_blocks` resident blocks per multiprocessor.
 pub fn set_launch_bounds(ctx: &Context, func: &FuncOp, max_threads: u32, min_blocks: Option<u32>) {
-    let mut attrs: LlvmAttributesAttr = func
-        .get_attr_llvm_func_attrs(ctx)
-        .map(|a| a.clone())
-        .unwrap_or_default();
-    attrs.set("nvvm.maxntid", LlvmAttrValue::Str(max_threads.to_string()));
-    match min_blocks {
-        Some(min) => attrs.set("nvvm.minctasm", LlvmAttrValue::Str(min.to_string())),
-        None => attrs.remove("nvvm.minctasm"),
-    }
-    func.set_attr_llvm_func_attrs(ctx, attrs);
+    update_func_attrs(ctx, func, |attrs| {
+        attrs.set("nvvm.maxntid", LlvmAttrValue::Str(max_threads.to_string()));
+        match min_blocks {
+            Some(min) => attrs.set("nvvm.minctasm", LlvmAttrValue::Str(min.to_string())),
+            None => attrs.remove("nvvm.minctasm"),
+        }
+    });
 }
 
 /// Give the kernel `func` a cluster shape of `dims` blocks: `"nvvm.cluster_dim"="x,y,z"`,
 /// PTX `.explicitcluster` and `.reqnctapercluster x, y, z`.
 pub fn set_cluster_dims(ctx: &Context, func: &FuncOp, dims: [u32; 3]) {
-    let mut attrs: LlvmAttributesAttr = func
-        .get_attr_llvm_func_attrs(ctx)
-        .map(|a| a.clone())
-        .unwrap_or_default();
-    let [x, y, z] = dims;
-    attrs.set(
-        "nvvm.cluster_dim",
-        LlvmAttrValue::Str(format!("{x},{y},{z}")),
-    );
-    func.set_attr_llvm_func_attrs(ctx, attrs);
+    set_dims(ctx, func, "nvvm.cluster_dim", dims);
 }
 
 /// Give the kernel `func` an exact block shape of `dims` threads: `"nvvm.reqntid"="x,y,z"`,
 /// PTX `.reqntid x, y, z`; LLVM bounds `tid.x/y/z` (and `ntid`) by it.
 pub fn set_block_dims(ctx: &Context, func: &FuncOp, dims: [u32; 3]) {
+    set_dims(ctx, func, "nvvm.reqntid", dims);
+}
+
+/// Sets the function attribute `key` of `func` to `"x,y,z"`.
+fn set_dims(ctx: &Context, func: &FuncOp, key: &str, [x, y, z]: [u32; 3]) {
+    update_func_attrs(ctx, func, |attrs| {
+        attrs.set(key, LlvmAttrValue::Str(format!("{x},{y},{z}")));
+    });
+}
+
+/// Changes the function attributes of `func` (`"nvvm.*"` and the like) with `change`.
+fn update_func_attrs(ctx: &Context, func: &FuncOp, change: impl FnOnce(&mut LlvmAttributesAttr)) {
     let mut attrs: LlvmAttributesAttr = func
         .get_attr_llvm_func_attrs(ctx)
         .map(|a| a.clone())
         .unwrap_or_default();
-    let [x, y, z] = dims;
-    attrs.set("nvvm.reqntid", LlvmAttrValue::Str(format!("{x},{y},{z}")));
+    change(&mut attrs);
     func.set_attr_llvm_func_attrs(ctx, attrs);
 }
 

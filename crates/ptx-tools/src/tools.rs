@@ -261,19 +261,19 @@ fn in_nvidia_packages(sites: &[PathBuf], relative: &[&str]) -> Vec<PathBuf> {
 /// Assembles `ptx` for `target` (`sm_90`) with `ptxas`; a rejection is a
 /// [`PtxError::ToolFailed`] carrying ptxas's diagnostics.
 pub fn assemble_with_ptxas(ptxas: &Path, ptx: &str, target: &str) -> Result<(), PtxError> {
+    run_ptxas(ptxas, ptx, &[format!("-arch={target}")]).map(drop)
+}
+
+/// Runs `ptxas` with `options` on `ptx` (written to a temporary folder); the folder and the
+/// path of the cubin in it.
+fn run_ptxas(ptxas: &Path, ptx: &str, options: &[String]) -> Result<(TempDir, PathBuf), PtxError> {
     let dir = TempDir::new()?;
     let input = dir.file("module.ptx", ptx)?;
-    let arch = format!("-arch={target}");
     let cubin = dir.path.join("module.cubin");
-    run(
-        ptxas,
-        &[
-            arch.as_ref(),
-            input.as_os_str(),
-            "-o".as_ref(),
-            cubin.as_os_str(),
-        ],
-    )
+    let mut args: Vec<&std::ffi::OsStr> = options.iter().map(std::ffi::OsStr::new).collect();
+    args.extend([input.as_os_str(), "-o".as_ref(), cubin.as_os_str()]);
+    run(ptxas, &args)?;
+    Ok((dir, cubin))
 }
 
 /// Whether `ptx` was generated with full debug information (`.target sm_XX, debug`): ptxas
@@ -291,20 +291,7 @@ pub fn is_debug_ptx(ptx: &str) -> bool {
 /// [`PtxError::ToolFailed`]. PTX with full debug information ([is_debug_ptx]) is assembled
 /// with `-g` (unoptimised, with its DWARF), other PTX with `-O3`.
 pub fn assemble_cubin(ptxas: &Path, ptx: &str, target: &str) -> Result<Vec<u8>, PtxError> {
-    let dir = TempDir::new()?;
-    let input = dir.file("module.ptx", ptx)?;
-    let cubin = dir.path.join("module.cubin");
-    let mut args: Vec<std::ffi::OsString> = ptxas_options(ptx, target)
-        .into_iter()
-        .map(Into::into)
-        .collect();
-    args.extend([
-        input.into_os_string(),
-        "-o".into(),
-        cubin.clone().into_os_string(),
-    ]);
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-    run(ptxas, &args)?;
+    let (_dir, cubin) = run_ptxas(ptxas, ptx, &ptxas_options(ptx, target))?;
     fs::read(&cubin).map_err(|source| PtxError::Io {
         context: format!("reading {}", cubin.display()),
         source,

@@ -151,17 +151,19 @@ fn describe<'tcx>(tcx: TyCtxt<'tcx>, code: u8, ty: ty::Ty<'tcx>) -> Vec<u8> {
     } else {
         String::new()
     };
-    let mut bytes = vec![code, kind, size, derefs];
-    bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(name.as_bytes());
-    bytes
+    encode(code, kind, size, derefs, &name)
 }
 
 /// The descriptor of a formatting method missing from the module's table: a value of an
 /// unknown type (which the table never leaves out, as every address taken is entered).
 pub fn unknown_descriptor() -> Vec<u8> {
-    let name = "a value of unknown type";
-    let mut bytes = vec![1, KIND_OPAQUE, 0, 0];
+    encode(1, KIND_OPAQUE, 0, 0, "a value of unknown type")
+}
+
+/// A descriptor's bytes, in `cuda_device::panic::descriptor`'s layout: trait, kind, size,
+/// derefs, the name's length (`u32`), the name.
+fn encode(code: u8, kind: u8, size: u8, derefs: u8, name: &str) -> Vec<u8> {
+    let mut bytes = vec![code, kind, size, derefs];
     bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
     bytes.extend_from_slice(name.as_bytes());
     bytes

@@ -134,12 +134,12 @@ impl GlobalRegistry {
         let Some(bytes) = descriptor else {
             return self.function(ctx, instance).map(Target::Function);
         };
-        let descriptor = self.bytes(ctx, bytes, 8);
         if self.formatting == FormattingMethods::Descriptors {
-            return Ok(Target::Global(descriptor));
+            return Ok(Target::Global(self.bytes(ctx, bytes, 8)));
         }
         let function = self.function(ctx, instance)?;
         if !self.formatting_methods.iter().any(|(f, _)| *f == function) {
+            let descriptor = self.bytes(ctx, bytes, 8);
             self.formatting_methods.push((function.clone(), descriptor));
         }
         Ok(Target::Function(function))
@@ -160,30 +160,25 @@ impl GlobalRegistry {
             }
             _ => None,
         };
-        let mut relocations = Vec::with_capacity(2 * methods.len() + 1);
-        for (i, (function, descriptor)) in methods.into_iter().enumerate() {
-            let offset = 16 * i as u64;
-            relocations.push(Relocation {
-                offset,
-                target: function,
-                addend: 0,
-            });
-            relocations.push(Relocation {
-                offset: offset + 8,
-                target: descriptor,
-                addend: 0,
-            });
-        }
-        let terminator = 16 * (relocations.len() / 2) as u64;
-        if let Some(descriptor) = not_found {
-            relocations.push(Relocation {
-                offset: terminator + 8,
-                target: descriptor,
-                addend: 0,
-            });
-        }
+        // Word `i` of the table holds its target's address; a word without one is null.
+        let words: Vec<Option<Identifier>> = methods
+            .into_iter()
+            .flat_map(|(function, descriptor)| [Some(function), Some(descriptor)])
+            .chain([None, not_found])
+            .collect();
+        let relocations = words
+            .iter()
+            .enumerate()
+            .filter_map(|(i, target)| {
+                target.clone().map(|target| Relocation {
+                    offset: 8 * i as u64,
+                    target,
+                    addend: 0,
+                })
+            })
+            .collect();
         let init = GlobalInitAttr {
-            bytes: vec![0; terminator as usize + 16],
+            bytes: vec![0; 8 * words.len()],
             relocations,
         };
         let layout = GlobalLayoutAttr {
