@@ -5,7 +5,8 @@
 //! * [attributes]: `mir.index` (field / variant indices), `mir.case_values`, `mir.align`, and the
 //!   layout and initial content of globals (`mir.global_layout`, `mir.global_init`);
 //! * [ops]: constants, arithmetic, casts, memory (raw copies and volatile accesses included),
-//!   atomics, slices, trait objects, enums, control flow, calls, `mir.func` and `mir.global`.
+//!   atomics, slices, trait objects, enums, control flow, calls, `mir.func` and `mir.global`;
+//! * [passes]: linear-time verification and mem2reg.
 //!
 //! Every type and op registers itself in each new [Context] when
 //! this crate is linked; [register] does it explicitly (and makes sure the crate is linked).
@@ -20,6 +21,7 @@ use pliron::{
 
 pub mod attributes;
 pub mod ops;
+pub mod passes;
 pub mod types;
 
 /// The name of the dialect.

@@ -1,9 +1,8 @@
-//! Textual LLVM IR, and PTX from it through `opt` and `llc` (see docs/device-ir.md).
+//! Textual LLVM IR from pliron's LLVM dialect (see docs/device-ir.md).
 //!
 //! [`export_module`] writes a pliron `builtin.module` of pliron-llvm `llvm.func` and
-//! `llvm.global` ops as LLVM IR text for the NVPTX target; [`compile_to_ptx`] runs `opt` and
-//! `llc` on that text. pliron-llvm's own LLVM output goes through llvm-sys, which is not
-//! available here, so this crate writes the text itself:
+//! `llvm.global` ops as LLVM IR text for the NVPTX target. pliron-llvm's own LLVM output goes
+//! through llvm-sys, which is not available here, so this crate writes the text itself:
 //!
 //! - every value and block is named before anything is written (given names, sanitised and
 //!   made unique, else `%vN` / `bbN`), so forward references work;
@@ -21,19 +20,14 @@
 //!
 //! Unsupported ops, types and attributes are reported as [`ExportError`]s naming them.
 //!
-//! Between two `opt` runs, [`loop_versioning`] and [`check_merging`] hoist bounds checks out
-//! of loops. Finding and running the tools, libdevice, and the passes over `llc`'s PTX are
-//! `ptx_tools`'s.
+//! What happens to the text next is other crates' work: `llvm-passes` (check hoisting between
+//! two `opt` runs), `ptx-tools` (`opt`, `llc`, libdevice, the passes over PTX).
 
-pub mod check_merging;
 mod const_expr;
 mod constants;
 pub mod debug_info;
 mod error;
 mod function;
-mod ll_text;
-pub mod llc;
-pub mod loop_versioning;
 mod module;
 mod naming;
 mod ops;
@@ -41,11 +35,8 @@ mod phi;
 mod symbols;
 mod types;
 
-pub use check_merging::merge_check_runs;
 pub use debug_info::DeviceDebug;
 pub use error::ExportError;
-pub use llc::{OPT_NVPTX_TUNING, PtxOptions, compile_to_ptx};
-pub use loop_versioning::version_checked_loops;
 pub use module::{
     ExportOptions, NVPTX_DATA_LAYOUT, NVPTX_TRIPLE, export_module, export_module_with,
 };

@@ -6,9 +6,12 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use llvm_export::{PtxOptions, compile_to_ptx, export_module};
+use llvm_export::export_module;
 use pliron::{builtin::ops::ModuleOp, context::Context};
-use ptx_tools::{PtxError, assemble_with_ptxas, find_llvm_tools, find_ptxas, probe_llc};
+use ptx_tools::{
+    PtxError, PtxOptions, assemble_with_ptxas, compile_to_ptx, find_llvm_tools, find_ptxas,
+    probe_llc,
+};
 
 /// Export, compile to PTX for sm_90, check the entry points, and assemble with ptxas if present.
 fn check_ptx(build: fn(&mut Context) -> ModuleOp, entries: &[&str]) {

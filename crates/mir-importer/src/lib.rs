@@ -1,9 +1,10 @@
-//! The device pipeline's front half and its stage manager.
+//! The device pipeline's first stage: Stable MIR to dialect-mir.
 //!
-//! [`run_pipeline`] takes the functions the codegen backend collected, as `rustc_public`
-//! instances, and turns them into one PTX module: [`translator`] (Stable MIR to dialect-mir),
-//! verification, `pliron::opts::mem2reg`, lowering (`mir-lower`), export to LLVM IR and `llc`
-//! (`llvm-export`). [`naming`] decides the symbol of every device function, for definitions
+//! [`import_module`] takes the functions the codegen backend collected, as `rustc_public`
+//! instances, and translates them ([`translator`], one file per MIR concept) into one
+//! `builtin.module` of dialect-mir; the stages after it are `device-pipeline`'s to run.
+//! [`rules`] answers the collector's questions about functions (which are intrinsics, which
+//! are replaced or checked), so that it need not read the translator. [`naming`] decides the symbol of every device function, for definitions
 //! and call sites alike; [`intrinsics`] lists the `cuda_device` functions that become GPU
 //! instructions instead of calls, [`shims`] the functions replaced by device versions
 //! (functions `core` ships without MIR, CPU-specific paths of crates).
@@ -18,17 +19,12 @@ extern crate rustc_public;
 extern crate rustc_public_bridge;
 extern crate rustc_span;
 
+mod import;
 pub mod intrinsics;
-pub mod mem2reg;
 pub mod naming;
-mod pipeline;
 pub mod rules;
 pub mod shims;
 pub mod translator;
 pub mod ub_checks;
-pub mod verify;
 
-pub use llvm_export::DeviceDebug;
-pub use pipeline::{
-    CollectedFunction, Cubin, PipelineConfig, PipelineError, PipelineOutput, run_pipeline,
-};
+pub use import::{CollectedFunction, ImportError, ImportOptions, import_module};

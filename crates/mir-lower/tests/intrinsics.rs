@@ -9,9 +9,8 @@ mod common;
 use common::*;
 use dialect_mir::ops::{ReturnOp, StoreOp};
 use dialect_nvvm::{Intrinsic, IntrinsicOp, Target, table};
-use llvm_export::{PtxOptions, compile_to_ptx};
 use pliron::{builtin::ops::ModuleOp, context::Context};
-use ptx_tools::{assemble_with_ptxas, find_ptxas};
+use ptx_tools::{PtxOptions, assemble_with_ptxas, compile_to_ptx, find_ptxas};
 
 /// The oldest architecture this `ptxas` assembles for (CUDA 13 dropped the older ones); PTX
 /// for an older `.target` is still checked against that `.target`.

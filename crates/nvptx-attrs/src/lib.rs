@@ -6,8 +6,10 @@
 //! - [`kernel`]: the `ptx_kernel` mark, launch bounds, block and cluster sizes, grid-constant
 //!   parameters of an `llvm.func`;
 //! - [`param_attrs`]: the parameter attributes (`noalias`, `align(N)`, ...) of an `llvm.func`;
-//! - [`ATTR_KEY_DEBUG_VARIABLE`]: the named Rust variable an `llvm.alloca` holds.
+//! - [`ATTR_KEY_DEBUG_VARIABLE`] and [`debug_variable`]: the named Rust variable an
+//!   `llvm.alloca` holds (the importer describes it, the exporter writes its debug record).
 
+pub mod debug_variable;
 pub mod kernel;
 pub mod param_attrs;
 
@@ -18,6 +20,6 @@ pub use kernel::{
 pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};
 
 /// The key of the attribute of an `llvm.alloca` that holds a named Rust variable (its encoding
-/// is `llvm_export::debug_info::DebugVariable`'s); with full device debug information the
+/// is [`debug_variable::DebugVariable`]'s); with full device debug information the
 /// exporter gives the slot a `#dbg_declare` record.
 pub const ATTR_KEY_DEBUG_VARIABLE: &str = "llvm_export_debug_variable";

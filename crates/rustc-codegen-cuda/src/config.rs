@@ -101,13 +101,13 @@ impl CudaCodegenConfig {
     /// The source information the device code carries: Rust lines unless
     /// `CUDA_OXIDE_DEVICE_DEBUG` says otherwise; an unknown value is an error naming the
     /// accepted ones.
-    pub fn device_debug(&self) -> Result<mir_importer::DeviceDebug, String> {
+    pub fn device_debug(&self) -> Result<device_pipeline::DeviceDebug, String> {
         match &self.device_debug {
-            None => Ok(mir_importer::DeviceDebug::default()),
-            Some(value) => mir_importer::DeviceDebug::parse(value).ok_or_else(|| {
+            None => Ok(device_pipeline::DeviceDebug::default()),
+            Some(value) => device_pipeline::DeviceDebug::parse(value).ok_or_else(|| {
                 format!(
                     "CUDA_OXIDE_DEVICE_DEBUG is `{value}`; expected {}",
-                    mir_importer::DeviceDebug::CHOICES
+                    device_pipeline::DeviceDebug::CHOICES
                 )
             }),
         }
@@ -178,7 +178,7 @@ mod tests {
         let c = config(&[]);
         assert_eq!(c, CudaCodegenConfig::default());
         assert_eq!(c.target(), DEFAULT_TARGET);
-        assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Lines));
+        assert_eq!(c.device_debug(), Ok(device_pipeline::DeviceDebug::Lines));
     }
 
     #[test]
@@ -206,7 +206,7 @@ mod tests {
         assert!(c.panic_messages() && c.check_messages(false));
         assert!(c.verbose && c.dump_mir && c.dump_llvm && c.show_rustc_mir && c.fmad);
         assert!(c.no_cubin);
-        assert_eq!(c.device_debug(), Ok(mir_importer::DeviceDebug::Full));
+        assert_eq!(c.device_debug(), Ok(device_pipeline::DeviceDebug::Full));
         assert_eq!(c.ptx_dir, Some(PathBuf::from("/tmp/ptx")));
         assert_eq!(c.target(), "sm_80");
         assert_eq!(c.llc, Some(PathBuf::from("/opt/llc")));

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use mir_importer::{CollectedFunction, PipelineConfig, PipelineError};
+use device_pipeline::{CollectedFunction, ImportError, PipelineConfig, PipelineError};
 use rustc_middle::ty::{Instance, TyCtxt};
 use rustc_public::rustc_internal;
 use rustc_span::def_id::LOCAL_CRATE;
@@ -83,7 +83,7 @@ pub fn codegen_device_code<'tcx>(
             comp_dir: None,
         };
         let output =
-            catch_internal_error(|| mir_importer::run_pipeline(&functions, &pipeline_config))
+            catch_internal_error(|| device_pipeline::run_pipeline(&functions, &pipeline_config))
                 .map_err(|bug| {
                     DeviceError::Message(format!(
                         "internal error in cuda-oxide while compiling the device code of crate \
@@ -97,28 +97,28 @@ pub fn codegen_device_code<'tcx>(
                     }
                     let message = format!("device code of crate `{crate_name}`: {e}");
                     match e {
-                        PipelineError::Translation { index, source, .. } => {
-                            DeviceError::Translation {
-                                index,
-                                message,
-                                span: source.span.map(|span| rustc_internal::internal(tcx, span)),
-                            }
-                        }
+                        PipelineError::Import(ImportError::Translation {
+                            index, source, ..
+                        }) => DeviceError::Translation {
+                            index,
+                            message,
+                            span: source.span.map(|span| rustc_internal::internal(tcx, span)),
+                        },
                         _ => DeviceError::Message(message),
                     }
                 })?;
         if config.verbose {
-            for (stage, time) in &output.timings {
-                eprintln!("cuda-oxide:   stage {stage:<10} {}", format_duration(*time));
+            for (stage, time) in &output.timings.0 {
+                eprintln!("cuda-oxide:   stage {stage:<15} {}", format_duration(*time));
             }
             if let Some(path) = &output.ptx_path {
                 eprintln!("cuda-oxide:   wrote {}", path.display());
             }
         }
         let cubin = match output.cubin {
-            mir_importer::Cubin::Built(image) => image,
-            mir_importer::Cubin::NotAsked => Vec::new(),
-            mir_importer::Cubin::Unavailable(why) => {
+            device_pipeline::Cubin::Built(image) => image,
+            device_pipeline::Cubin::NotAsked => Vec::new(),
+            device_pipeline::Cubin::Unavailable(why) => {
                 tcx.dcx().warn(format!(
                     "cuda-oxide embeds only the PTX of crate `{crate_name}`, no cubin for {}: \
                      {why}. The driver will compile the PTX when the module is loaded",

@@ -623,20 +623,22 @@ impl FnTranslator<'_> {
     }
 
     /// Verifies every op of the translated function (in time linear in its size, see
-    /// `crate::verify`). The translator means to produce only valid dialect-mir, so a failure
+    /// `dialect_mir::passes::verify`). The translator means to produce only valid dialect-mir, so a failure
     /// is a bug: it is reported as an internal error at the user's code that produced the op,
     /// rather than later, for the whole module, by the verifier of the pipeline.
     fn verify_ops(&self) -> TResult<()> {
-        crate::verify::verify_nested(self.ctx, self.func.get_operation()).map_err(|failure| {
-            let bug = TranslationError::internal(format!(
-                "the dialect-mir translated from this code does not verify: {}",
-                failure.message
-            ));
-            match self.op_spans.get(&failure.op) {
-                Some(span) => bug.at(*span),
-                None => bug,
-            }
-        })
+        dialect_mir::passes::verify::verify_nested(self.ctx, self.func.get_operation()).map_err(
+            |failure| {
+                let bug = TranslationError::internal(format!(
+                    "the dialect-mir translated from this code does not verify: {}",
+                    failure.message
+                ));
+                match self.op_spans.get(&failure.op) {
+                    Some(span) => bug.at(*span),
+                    None => bug,
+                }
+            },
+        )
     }
 
     /// The type of a local.

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use llvm_export::debug_info::{DebugType, DebugVariable};
+use nvptx_attrs::debug_variable::{DebugType, DebugVariable};
 use rustc_public::CrateDef;
 use rustc_public::mir::Mutability;
 use rustc_public::mir::{Body, Local, VarDebugInfo};

@@ -7,7 +7,7 @@ use dialect_mir::{
     ops::{ConstantOp, FuncOp},
     types::{DisjointSliceType, PtrType, SliceType, bool_type},
 };
-use llvm_export::{PtxOptions, compile_to_ptx, export_module};
+use llvm_export::export_module;
 use pliron::{
     basic_block::BasicBlock,
     builtin::{
@@ -23,7 +23,9 @@ use pliron::{
     r#type::{TypeHandle, TypedHandle},
     value::Value,
 };
-use ptx_tools::{assemble_with_ptxas, find_ptxas, link_libdevice_if_needed};
+use ptx_tools::{
+    PtxOptions, assemble_with_ptxas, compile_to_ptx, find_ptxas, link_libdevice_if_needed,
+};
 
 /// A fresh context with the `mir` and `nvvm` dialects registered.
 pub fn context() -> Context {

@@ -4,7 +4,7 @@
 //! After `opt -O3`, the checks of straight-line code sit one after the other, each its own
 //! branch to the trap (`a[(i - 1) * n + j - 1]`, `a[(i - 1) * n + j]`, ... in a stencil:
 //! nine branches before the nine loads). ptxas issues no load of such a run before the last
-//! branch. This pass, run on `opt`'s output ([crate::llc::compile_to_ptx]) in builds whose
+//! branch. This pass, run on `opt`'s output (the device pipeline's `check-hoisting` stage) in builds whose
 //! failed checks are bare traps, computes the conditions of a run in its first block and
 //! branches once on their conjunction; the blocks after it then only fall through. The
 //! second `opt` run merges them. `CUDA_OXIDE_CHECK_HOISTING=0` turns it off.

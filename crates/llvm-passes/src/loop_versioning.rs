@@ -5,7 +5,7 @@
 //! `opt -O3` keeps a bounds check inside a loop when the index moves with the loop
 //! (`sum += a[row * k + i] * b[i * n + col]`): the check is one branch per iteration, and its
 //! exit to the panic makes the loop one with several exits, which LLVM does not unroll. This
-//! pass runs on `opt`'s output, between two `opt` runs ([crate::llc::compile_to_ptx]), where
+//! pass runs on `opt`'s output, between two `opt` runs (the device pipeline's `check-hoisting` stage), where
 //! loops are rotated, invariants hoisted and induction variables simplified:
 //!
 //! 1. An innermost loop with one preheader and one latch is analysed. A value in it is
@@ -1602,7 +1602,7 @@ attributes #2 = {{ convergent nocallback nounwind }}
 !5 = distinct !{{!5, !6}}
 !6 = !{{!"llvm.loop.mustprogress"}}
 "#,
-            layout = crate::NVPTX_DATA_LAYOUT
+            layout = llvm_export::NVPTX_DATA_LAYOUT
         )
     }
 
@@ -1724,12 +1724,15 @@ attributes #2 = {{ convergent nocallback nounwind }}
     #[test]
     fn the_copy_unrolls_and_the_checked_loop_stays() {
         let ll = two_slices("", "");
-        let options = |check_hoisting| crate::PtxOptions {
-            check_hoisting,
-            ..Default::default()
-        };
-        let versioned = crate::compile_to_ptx(&ll, "sm_90", &options(true)).expect("ptx");
-        let plain = crate::compile_to_ptx(&ll, "sm_90", &options(false)).expect("ptx");
+        let codegen =
+            ptx_tools::LlvmCodegen::new(&ll, "sm_90", &Default::default()).expect("llvm tools");
+        let optimised = codegen.opt(&ll).expect("opt");
+        let (hoisted, changed) = crate::hoist_checks(&optimised);
+        assert!(changed);
+        let versioned = codegen
+            .llc(&codegen.opt(&hoisted).expect("opt"))
+            .expect("ptx");
+        let plain = codegen.llc(&optimised).expect("ptx");
         let loads = |ptx: &str| ptx.matches("ld.global").count();
         assert_eq!(loads(&plain), 2, "{plain}");
         assert!(loads(&versioned) >= 2 + 8, "{versioned}");
