@@ -5,29 +5,9 @@ use std::process::Command;
 
 use crate::cache;
 use crate::error::OxideError;
+use crate::source_tree;
+use crate::sysroot;
 use crate::toolchain;
-
-/// The root of the cuda-oxide sources: `CUDA_OXIDE_SRC` when set, otherwise the checkout this
-/// cargo-oxide was built from (an installed cargo-oxide keeps using the checkout it was
-/// installed from: the backend and the crates kernels depend on are built from it).
-pub fn repo_root() -> Result<PathBuf, OxideError> {
-    let root = match std::env::var_os("CUDA_OXIDE_SRC") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-    };
-    let root = root.canonicalize().unwrap_or(root);
-    if root.join("crates/rustc-codegen-cuda/Cargo.toml").is_file() {
-        Ok(root)
-    } else {
-        Err(OxideError::RepoNotFound(root))
-    }
-}
-
-/// The toolchain the backend is built for: the backend links against one exact rustc, so user
-/// crates must be compiled by that same rustc, whatever the user's default toolchain is.
-pub fn pinned_toolchain() -> &'static str {
-    &toolchain::Toolchain::pinned().channel
-}
 
 /// The backend dylib: `CUDA_OXIDE_BACKEND` if set, otherwise the one built from the sources
 /// (built, or brought up to date, with cargo first). Either way the pinned toolchain is
@@ -35,8 +15,8 @@ pub fn pinned_toolchain() -> &'static str {
 /// (`crate::sysroot`): every build with the backend needs them.
 pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
     toolchain::Toolchain::pinned().ensure_installed()?;
-    if crate::sysroot::enabled() {
-        crate::sysroot::ensure()?;
+    if sysroot::enabled() {
+        sysroot::ensure()?;
     }
     if let Some(path) = std::env::var_os("CUDA_OXIDE_BACKEND") {
         let path = PathBuf::from(path);
@@ -46,7 +26,7 @@ pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
             Err(OxideError::BackendMissing(path))
         };
     }
-    let root = repo_root()?;
+    let root = source_tree::repo_root()?;
     let target_dir = cache::backend_target_dir(&root)?;
     let profile = if release { "release" } else { "debug" };
     let dylib = target_dir.join(profile).join(format!(
@@ -67,7 +47,7 @@ pub fn backend_dylib(release: bool) -> Result<PathBuf, OxideError> {
     let mut cargo = Command::new("cargo");
     cargo
         .current_dir(&root)
-        .env("RUSTUP_TOOLCHAIN", pinned_toolchain())
+        .env("RUSTUP_TOOLCHAIN", toolchain::pinned_channel())
         .env("CARGO_TARGET_DIR", &target_dir)
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
@@ -105,7 +85,8 @@ fn stamped_copy(dylib: &Path, dir: &Path) -> Result<PathBuf, OxideError> {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
-    let stamp = fnv1a(&[meta.len().to_le_bytes().as_slice(), &modified.to_le_bytes()].concat());
+    let stamp =
+        cache::fnv1a(&[meta.len().to_le_bytes().as_slice(), &modified.to_le_bytes()].concat());
     let file_name = dylib
         .file_name()
         .and_then(|n| n.to_str())
@@ -131,11 +112,4 @@ fn stamped_copy(dylib: &Path, dir: &Path) -> Result<PathBuf, OxideError> {
     std::fs::copy(dylib, &partial).map_err(io)?;
     std::fs::rename(&partial, &stamped).map_err(io)?;
     Ok(stamped)
-}
-
-/// FNV-1a, a small stable hash for file names.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }

@@ -7,9 +7,11 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-use crate::bundle::{place, resolve_dir, set_executable};
+use crate::bundle_files::{place, set_executable};
 use crate::cli::{BenchOptions, BuildTarget, DeviceDebug};
 use crate::error::OxideError;
+use crate::example_metadata::example_arch;
+use crate::source_tree;
 use crate::user_build;
 
 /// The example that holds the suite; `bundle` builds it here rather than among the examples.
@@ -50,18 +52,14 @@ pub const GEMM_CRATE: &str = "gemm_bf16";
 pub const GEMM_DIR: &str = "bench-release";
 
 fn build_gemm_into(dir: &Path, device_debug: Option<DeviceDebug>) -> Result<(), OxideError> {
-    let manifest = crate::backend::repo_root()?
+    let manifest = source_tree::repo_root()?
         .join("examples")
         .join(GEMM_CRATE)
         .join("Cargo.toml");
     if !manifest.is_file() {
         return Ok(());
     }
-    let target = release_target(
-        GEMM_CRATE,
-        crate::bundle::example_arch(&manifest),
-        device_debug,
-    );
+    let target = release_target(GEMM_CRATE, example_arch(&manifest), device_debug);
     let built = user_build::build(&target)?;
     let gemm_dir = dir.join(GEMM_DIR);
     std::fs::create_dir_all(&gemm_dir).map_err(|source| OxideError::Io {
@@ -92,7 +90,7 @@ fn release_target(
 
 /// `cargo oxide bench`: build into the bundle folder, then run it when asked.
 pub fn bench(options: &BenchOptions) -> Result<ExitCode, OxideError> {
-    let dir = resolve_dir(&options.out)?;
+    let dir = source_tree::resolve_dir(&options.out)?;
     std::fs::create_dir_all(&dir).map_err(|source| OxideError::Io {
         path: dir.clone(),
         source,

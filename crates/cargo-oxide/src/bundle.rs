@@ -3,12 +3,13 @@
 //! PTX and load the CUDA driver at run time).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::backend;
 use crate::bench::{self, BENCH_CRATE};
+use crate::bundle_files::{place, set_executable};
 use crate::cli::{BuildTarget, BundleOptions};
 use crate::error::OxideError;
+use crate::example_metadata::{example_arch, pending_reason};
+use crate::source_tree;
 use crate::user_build;
 
 /// What `bundle` produced.
@@ -21,18 +22,9 @@ pub struct Bundle {
     pub pending: Vec<(String, String)>,
 }
 
-/// `dir`, relative to the repository root unless absolute.
-pub fn resolve_dir(dir: &Path) -> Result<PathBuf, OxideError> {
-    Ok(if dir.is_absolute() {
-        dir.to_owned()
-    } else {
-        backend::repo_root()?.join(dir)
-    })
-}
-
 /// Builds every example and the benchmark suite, and fills the bundle folder.
 pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
-    let examples_dir = backend::repo_root()?.join("examples");
+    let examples_dir = source_tree::repo_root()?.join("examples");
     let mut examples = Vec::new();
     let mut pending = Vec::new();
     for name in runnable_examples(&examples_dir) {
@@ -41,7 +33,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             None => examples.push(name),
         }
     }
-    let dir = resolve_dir(&options.out)?;
+    let dir = source_tree::resolve_dir(&options.out)?;
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| OxideError::Io { path, source }
@@ -86,56 +78,6 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
         examples,
         pending,
     })
-}
-
-/// The `pending = "..."` reason of an example's `[package.metadata.cuda-oxide]`: an example
-/// written for a compiler feature that has not landed yet, left out of the bundle.
-fn pending_reason(manifest: &Path) -> Option<String> {
-    metadata_value(manifest, "pending")
-}
-
-/// The `arch = "sm_XX"` of an example's `[package.metadata.cuda-oxide]`: the architecture it
-/// needs (`sm_90a` for `wgmma`), which the bundle builds it for whatever `--arch` says.
-pub(crate) fn example_arch(manifest: &Path) -> Option<String> {
-    metadata_value(manifest, "arch")
-}
-
-/// The string value of `key` in the `[package.metadata.cuda-oxide]` section of `manifest`.
-fn metadata_value(manifest: &Path, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(manifest).ok()?;
-    let mut in_section = false;
-    for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_section = line == "[package.metadata.cuda-oxide]";
-        } else if in_section
-            && let Some(value) = line.strip_prefix(key)
-            && let Some(value) = value.trim_start().strip_prefix('=')
-        {
-            return Some(value.trim().trim_matches('"').to_owned());
-        }
-    }
-    None
-}
-
-/// Copies the binary `name` and its `.ptx` from `artifact_dir` into the bundle folder `dir`.
-pub fn place(artifact_dir: &Path, name: &str, dir: &Path) -> Result<(), OxideError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| OxideError::Io { path, source }
-    };
-    let binary = artifact_dir.join(name);
-    let copy = dir.join(name);
-    std::fs::copy(&binary, &copy).map_err(io(&binary))?;
-    // Debug info makes the binaries too big to carry; the GPU run does not need it.
-    let _ = Command::new("strip")
-        .arg("--strip-debug")
-        .arg(&copy)
-        .status();
-    let ptx = artifact_dir.join(format!("{name}.ptx"));
-    if ptx.is_file() {
-        std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
-    }
-    Ok(())
 }
 
 /// The examples with a program to run (a `src/main.rs`), sorted; the benchmark suite has its
@@ -193,17 +135,6 @@ echo "$passed passed, $failed failed"
     )
 }
 
-#[cfg(unix)]
-pub fn set_executable(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-pub fn set_executable(_path: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,39 +175,6 @@ mod tests {
         std::fs::write(dir.join("bench/src/main.rs"), "fn main() {}").unwrap();
         std::fs::write(dir.join("lib/src/lib.rs"), "").unwrap();
         assert_eq!(runnable_examples(&dir), vec!["app".to_string()]);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn pending_examples_say_why() {
-        let dir = std::env::temp_dir().join(format!("oxide-pending-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let manifest = dir.join("Cargo.toml");
-        std::fs::write(
-            &manifest,
-            "[package]\nname = \"p\"\n\n[package.metadata.cuda-oxide]\npending = \"needs X\"\n",
-        )
-        .unwrap();
-        assert_eq!(pending_reason(&manifest).as_deref(), Some("needs X"));
-        std::fs::write(&manifest, "[package]\nname = \"p\"\npending = \"no\"\n").unwrap();
-        assert_eq!(pending_reason(&manifest), None);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn examples_may_name_their_architecture() {
-        let dir = std::env::temp_dir().join(format!("oxide-arch-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let manifest = dir.join("Cargo.toml");
-        std::fs::write(
-            &manifest,
-            "[package]\nname = \"w\"\n\n[package.metadata.cuda-oxide]\n# wgmma\narch = \"sm_90a\"\n",
-        )
-        .unwrap();
-        assert_eq!(example_arch(&manifest).as_deref(), Some("sm_90a"));
-        assert_eq!(pending_reason(&manifest), None);
-        std::fs::write(&manifest, "[package]\nname = \"w\"\n").unwrap();
-        assert_eq!(example_arch(&manifest), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -46,8 +46,15 @@ pub fn cache_dir(root: &Path) -> Result<PathBuf, OxideError> {
 
 /// `<cargo-oxide version>-<8 hex digits of the sources' path>`.
 fn version_key(root: &Path) -> String {
-    let hash = crate::backend::fnv1a(root.as_os_str().as_encoded_bytes());
+    let hash = fnv1a(root.as_os_str().as_encoded_bytes());
     format!("{}-{:08x}", env!("CARGO_PKG_VERSION"), hash as u32)
+}
+
+/// FNV-1a, a small stable hash for file names.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]

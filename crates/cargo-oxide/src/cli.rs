@@ -170,7 +170,7 @@ pub enum FuzzAction {
 #[derive(Debug, Clone, Args)]
 pub struct FuzzOptions {
     /// The seeds, `A..B` (B excluded), or one seed (default: 0..100, none with --programs).
-    #[arg(long, value_name = "A..B", value_parser = crate::fuzz::parse_seeds)]
+    #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
     pub seeds: Option<std::ops::Range<u64>>,
 
     /// Also build the programs of this folder as one more batch (repeatable): each `<seed>.rs`
@@ -360,9 +360,32 @@ pub fn parse_arch(value: &str) -> Result<String, String> {
     }
 }
 
+/// Parses `A..B` (B excluded) or a single seed.
+pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, String> {
+    let bad = || format!("`{text}` is not a seed range; write it as `A..B`, e.g. `0..2000`");
+    match text.split_once("..") {
+        Some((a, b)) => {
+            let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+            if a < b { Ok(a..b) } else { Err(bad()) }
+        }
+        None => {
+            let a: u64 = text.parse().map_err(|_| bad())?;
+            Ok(a..a + 1)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seed_ranges() {
+        assert_eq!(parse_seeds("0..2000"), Ok(0..2000));
+        assert_eq!(parse_seeds("7"), Ok(7..8));
+        assert!(parse_seeds("5..5").is_err());
+        assert!(parse_seeds("a..b").is_err());
+    }
 
     #[test]
     fn arch_accepts_sm_names() {

@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::backend;
 use crate::cache;
 use crate::cli::Tool;
+use crate::source_tree;
 use crate::toolchain::{Missing, Toolchain};
 
 /// The oldest CUDA version a driver must support for `cuda-host` (its `REQUIRED_DRIVER`; a
@@ -124,7 +124,7 @@ pub fn doctor() -> ExitCode {
 /// Every check, in the order a build meets them.
 pub fn findings() -> Vec<Finding> {
     let mut findings = Vec::new();
-    let root = match backend::repo_root() {
+    let root = match source_tree::repo_root() {
         Ok(root) => {
             findings.push(Finding::ok(
                 "cuda-oxide sources",

@@ -65,9 +65,10 @@ impl Unit {
 }
 
 use crate::backend;
-use crate::bundle;
+use crate::bundle_files;
 use crate::cli::{BuildTarget, DeviceDebug, FuzzOptions, ReduceOptions};
 use crate::error::OxideError;
+use crate::source_tree;
 use crate::user_build;
 
 const RUNNER: &str = include_str!("../templates/fuzz/runner.rs");
@@ -126,21 +127,6 @@ impl Class {
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// Parses `A..B` (B excluded) or a single seed.
-pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, String> {
-    let bad = || format!("`{text}` is not a seed range; write it as `A..B`, e.g. `0..2000`");
-    match text.split_once("..") {
-        Some((a, b)) => {
-            let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
-            if a < b { Ok(a..b) } else { Err(bad()) }
-        }
-        None => {
-            let a: u64 = text.parse().map_err(|_| bad())?;
-            Ok(a..a + 1)
-        }
     }
 }
 
@@ -272,7 +258,7 @@ impl Workspace {
 
     /// Writes the crate `name` holding `programs`.
     fn write_crate(&self, name: &str, programs: &[Unit]) -> Result<PathBuf, OxideError> {
-        let root = backend::repo_root()?;
+        let root = source_tree::repo_root()?;
         let dir = self.dir.join(name);
         let _ = std::fs::remove_dir_all(dir.join("src"));
         write(&dir.join("src/fz.rs"), oxide_fuzz::SUPPORT)?;
@@ -762,8 +748,8 @@ pub fn fuzz(options: &FuzzOptions) -> Result<ExitCode, OxideError> {
 }
 
 fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
-    let work = bundle::resolve_dir(&options.work)?;
-    let bundle_dir = bundle::resolve_dir(&options.bundle)?;
+    let work = source_tree::resolve_dir(&options.work)?;
+    let bundle_dir = source_tree::resolve_dir(&options.bundle)?;
     let _ = std::fs::remove_dir_all(&bundle_dir);
     std::fs::create_dir_all(&bundle_dir).map_err(|source| OxideError::Io {
         path: bundle_dir.clone(),
@@ -783,7 +769,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
         .map(|chunk| (format!("b{}", chunk[0]), chunk.to_vec(), None))
         .collect();
     for dir in &options.programs {
-        let dir = bundle::resolve_dir(dir)?;
+        let dir = source_tree::resolve_dir(dir)?;
         let units = Unit::from_dir(&dir)?;
         if !units.is_empty() {
             let seeds = units.iter().map(|u| u.seed).collect();
@@ -897,7 +883,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
     }
     let script = bundle_dir.join("run.sh");
     write(&script, RUN_SH)?;
-    bundle::set_executable(&script).map_err(|source| OxideError::Io {
+    bundle_files::set_executable(&script).map_err(|source| OxideError::Io {
         path: script.clone(),
         source,
     })?;
@@ -1073,7 +1059,7 @@ fn run_batch(
 
 /// `cargo oxide fuzz reduce`: shrinks the program of a seed while its class stays the same.
 pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
-    let work = bundle::resolve_dir(&options.work)?;
+    let work = source_tree::resolve_dir(&options.work)?;
     let ws = Workspace::new(
         &work,
         work.join("target-reduce"),
@@ -1154,14 +1140,6 @@ pub fn show(seed: u64) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seed_ranges() {
-        assert_eq!(parse_seeds("0..2000"), Ok(0..2000));
-        assert_eq!(parse_seeds("7"), Ok(7..8));
-        assert!(parse_seeds("5..5").is_err());
-        assert!(parse_seeds("a..b").is_err());
-    }
 
     #[test]
     fn custom_mir_blocks_are_counted() {

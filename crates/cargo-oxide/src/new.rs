@@ -2,14 +2,14 @@
 //! short README, ready for `cargo oxide run`.
 //!
 //! The crate depends on `cuda-device` and `cuda-host` by path, in the sources this cargo-oxide
-//! uses ([crate::backend::repo_root]). It has no `rust-toolchain.toml`: `cargo oxide` picks the
-//! toolchain itself, so the user's default (stable, say) stays in charge of everything else.
+//! uses ([crate::source_tree::repo_root]). It has no `rust-toolchain.toml`: `cargo oxide` picks
+//! the toolchain itself, so the user's default (stable, say) stays in charge of everything else.
 
 use std::path::{Path, PathBuf};
 
-use crate::backend;
 use crate::cli::NewOptions;
 use crate::error::OxideError;
+use crate::source_tree;
 
 const CARGO_TOML: &str = include_str!("../templates/new/Cargo.toml.in");
 const MAIN_RS: &str = include_str!("../templates/new/main.rs");
@@ -30,7 +30,7 @@ pub fn new(options: &NewOptions) -> Result<PathBuf, OxideError> {
     if dir.exists() && std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_some()) {
         return Err(OxideError::NewTargetExists(dir.clone()));
     }
-    let sources = backend::repo_root()?;
+    let sources = source_tree::repo_root()?;
     let sources = sources
         .to_str()
         .ok_or_else(|| OxideError::NonUtf8Path(sources.clone()))?;
@@ -152,7 +152,7 @@ mod tests {
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         assert!(manifest.contains("name = \"hello-gpu\""), "{manifest}");
         assert!(!manifest.contains("[workspace]"), "{manifest}");
-        let sources = backend::repo_root().unwrap();
+        let sources = source_tree::repo_root().unwrap();
         assert!(
             manifest.contains(&format!("{}/crates/cuda-host", sources.display())),
             "{manifest}"

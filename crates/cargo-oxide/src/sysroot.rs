@@ -13,9 +13,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::backend;
 use crate::cache;
 use crate::error::OxideError;
+use crate::source_tree;
+use crate::toolchain;
 
 /// The crates of the standard library that are built (and what they depend on).
 const STD_CRATES: &str = "std,panic_unwind,panic_abort,proc_macro";
@@ -27,10 +28,10 @@ pub fn enabled() -> bool {
 
 /// Where the sysroot with MIR of the pinned toolchain is kept: beside the backend's build.
 pub fn dir() -> Result<PathBuf, OxideError> {
-    let root = backend::repo_root()?;
+    let root = source_tree::repo_root()?;
     Ok(cache::backend_target_dir(&root)?
         .join("oxide-sysroot")
-        .join(backend::pinned_toolchain()))
+        .join(toolchain::pinned_channel()))
 }
 
 /// The sysroot with MIR, built first if it is missing or was built by another rustc. Several
@@ -61,7 +62,7 @@ pub fn ensure() -> Result<PathBuf, OxideError> {
 /// The pinned rustc's `rustc -vV`: the sysroot must be rebuilt when it changes.
 fn rustc_version() -> Result<String, OxideError> {
     let out = Command::new("rustc")
-        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("RUSTUP_TOOLCHAIN", toolchain::pinned_channel())
         .arg("-vV")
         .output()
         .map_err(|source| OxideError::Spawn {
@@ -106,7 +107,7 @@ fn build(dir: &Path, rustc_version: &str) -> Result<(), OxideError> {
     std::fs::write(&main, "fn main() {}\n").map_err(io(&main))?;
     let build_dir = dir.join("build");
     let status = Command::new("cargo")
-        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("RUSTUP_TOOLCHAIN", toolchain::pinned_channel())
         .env("CARGO_TARGET_DIR", &build_dir)
         .env("RUSTFLAGS", "-Zalways-encode-mir")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
@@ -146,7 +147,7 @@ fn build(dir: &Path, rustc_version: &str) -> Result<(), OxideError> {
 /// finds there, and the device pipeline runs the `llc` of `llvm-tools` from there.
 fn link_toolchain_bin(rustlib: &Path, host: &str) -> Result<(), OxideError> {
     let out = Command::new("rustc")
-        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("RUSTUP_TOOLCHAIN", toolchain::pinned_channel())
         .args(["--print", "sysroot"])
         .output()
         .map_err(|source| OxideError::Spawn {

@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use crate::error::OxideError;
+use crate::source_tree;
 
 /// The toolchain file, relative to the root of the cuda-oxide sources.
 pub const TOOLCHAIN_FILE: &str = "crates/rustc-codegen-cuda/rust-toolchain.toml";
@@ -42,6 +43,13 @@ pub enum Missing {
     Components(Vec<String>),
 }
 
+/// The channel of the pinned toolchain (`nightly-YYYY-MM-DD`), as `RUSTUP_TOOLCHAIN` names it:
+/// the backend links against one exact rustc, so user crates must be compiled by that same
+/// rustc, whatever the user's default toolchain is.
+pub fn pinned_channel() -> &'static str {
+    &Toolchain::pinned().channel
+}
+
 impl Toolchain {
     /// The toolchain the cuda-oxide sources pin, read once. Without sources (a backend given
     /// by `CUDA_OXIDE_BACKEND`), or when their file does not parse, the one this cargo-oxide
@@ -49,7 +57,7 @@ impl Toolchain {
     pub fn pinned() -> &'static Toolchain {
         static PINNED: OnceLock<Toolchain> = OnceLock::new();
         PINNED.get_or_init(|| {
-            crate::backend::repo_root()
+            source_tree::repo_root()
                 .ok()
                 .and_then(|root| Self::read(&root.join(TOOLCHAIN_FILE)).ok())
                 .or_else(|| Self::parse(BUILT_WITH))

@@ -7,6 +7,8 @@ use crate::backend;
 use crate::cli::BuildTarget;
 use crate::error::OxideError;
 use crate::libdevice;
+use crate::source_tree;
+use crate::toolchain;
 
 /// The rustc flags the device path needs, besides the backend itself.
 ///
@@ -36,7 +38,7 @@ pub struct Built {
 pub fn resolve_manifest(target: &BuildTarget) -> Result<PathBuf, OxideError> {
     match (&target.example, &target.manifest_path) {
         (Some(name), _) => {
-            let examples = backend::repo_root()?.join("examples");
+            let examples = source_tree::repo_root()?.join("examples");
             let manifest = examples.join(name).join("Cargo.toml");
             if manifest.is_file() {
                 Ok(manifest)
@@ -231,7 +233,7 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     }
     let mut cargo = Command::new("cargo");
     cargo
-        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("RUSTUP_TOOLCHAIN", toolchain::pinned_channel())
         .env("CARGO_TARGET_DIR", target_dir)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env("RUSTFLAGS", rustflags.join(" "));
@@ -316,7 +318,7 @@ fn oxide_target_dir(manifest: &Path) -> Result<PathBuf, OxideError> {
         return Ok(PathBuf::from(dir));
     }
     let output = Command::new("cargo")
-        .env("RUSTUP_TOOLCHAIN", backend::pinned_toolchain())
+        .env("RUSTUP_TOOLCHAIN", toolchain::pinned_channel())
         .args([
             "metadata",
             "--format-version",
