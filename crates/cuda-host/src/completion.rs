@@ -20,10 +20,12 @@ use std::task::{Context, Poll, Waker};
 
 use cudarc::driver::{CudaStream, sys};
 
-use crate::error::{DriverFailure, Error, is_fault};
-use crate::graph::{GraphError, recording_on};
+use crate::error::Error;
+use crate::failure::{DriverFailure, is_fault};
+use crate::fault::{classify, fault};
+use crate::graph::error::GraphError;
+use crate::graph::recording::recording_on;
 use crate::inflight::{self, Point};
-use crate::module::{classify, fault};
 
 /// Where the stream is, as far as the callback has said.
 #[derive(Debug)]

@@ -10,7 +10,10 @@ use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{self as cu, DriverError, result, sys};
 
-use crate::error::{CudaVersion, DriverFailure, Error};
+use crate::error::Error;
+use crate::failure::DriverFailure;
+use crate::library::library_present;
+use crate::version::CudaVersion;
 
 /// The oldest driver cuda-host runs on: the bindings are cudarc's `cuda-12080` ones, whose entry
 /// points every driver from CUDA 12.8 on exports (580, which supports CUDA 13.0, included).
@@ -43,25 +46,6 @@ impl From<InitFailure> for Error {
             },
         }
     }
-}
-
-/// Whether `libcuda` can be loaded (checked once per process).
-///
-/// The driver is first opened by its versioned name, `libcuda.so.1`, and kept loaded for the
-/// life of the process: cudarc opens `libcuda.so` (the development link, when installed), which
-/// then resolves to that same library, so the process holds the driver under the name that CUDA's
-/// own runtime uses and that cuda-gdb looks for.
-pub(crate) fn library_present() -> bool {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    *PRESENT.get_or_init(|| {
-        // SAFETY: loading the NVIDIA driver library runs no initialisation with requirements
-        // on the caller; the handle is kept (leaked) so that the library stays loaded.
-        if let Ok(driver) = unsafe { libloading::Library::new("libcuda.so.1") } {
-            std::mem::forget(driver);
-        }
-        // SAFETY: only tries to open the library with the loader.
-        unsafe { sys::is_culib_present() }
-    })
 }
 
 /// Loads and initialises the driver, once per process.

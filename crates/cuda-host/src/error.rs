@@ -1,6 +1,10 @@
 //! Everything that can go wrong on the host side, each message saying what to do about it.
 
-use cudarc::driver::{DriverError, sys};
+use cudarc::driver::sys;
+
+use crate::failure::DriverFailure;
+use crate::graph::error::GraphError;
+use crate::version::{CudaVersion, PtxIsa};
 
 /// A failure of the host runtime. Nothing in this crate panics on a missing driver, a missing
 /// GPU, bad PTX or a failing kernel: each of those is one of these variants.
@@ -121,13 +125,13 @@ pub enum Error {
         /// The crate whose PTX it is.
         crate_name: &'static str,
         /// The PTX's `.version`.
-        isa: crate::ptx_compat::PtxIsa,
+        isa: PtxIsa,
         /// The CUDA version the driver supports.
         driver: CudaVersion,
         /// The first CUDA version that reads `isa`, when known.
         needs: Option<CudaVersion>,
         /// The newest PTX ISA the driver reads, when known.
-        newest: Option<crate::ptx_compat::PtxIsa>,
+        newest: Option<PtxIsa>,
         /// The driver's error.
         #[source]
         source: DriverFailure,
@@ -249,7 +253,7 @@ pub enum Error {
 
     /// Recording, updating or replaying a CUDA graph failed.
     #[error(transparent)]
-    Graph(#[from] crate::graph::GraphError),
+    Graph(#[from] GraphError),
 
     /// A [`crate::KernelParam`] pushed a different number or size of PTX parameters than its
     /// [`kernel_abi::ParamKind`] says.
@@ -269,75 +273,6 @@ pub enum Error {
         /// The slot sizes that were pushed.
         pushed: Vec<u32>,
     },
-}
-
-/// A driver error code. Unlike cudarc's `DriverError`, formatting it never calls into the
-/// driver when the driver library is missing (cudarc's would panic), so every [`Error`] can be
-/// printed anywhere.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct DriverFailure(pub sys::CUresult);
-
-impl DriverFailure {
-    /// The driver's own description (`cuGetErrorString`), when the driver is there.
-    pub fn description(&self) -> Option<String> {
-        if !crate::driver::library_present() {
-            return None;
-        }
-        let error = DriverError(self.0);
-        let text = error.error_string().ok()?;
-        Some(text.to_string_lossy().into_owned())
-    }
-}
-
-impl From<DriverError> for DriverFailure {
-    fn from(error: DriverError) -> Self {
-        DriverFailure(error.0)
-    }
-}
-
-impl From<DriverFailure> for DriverError {
-    fn from(failure: DriverFailure) -> Self {
-        DriverError(failure.0)
-    }
-}
-
-impl std::fmt::Display for DriverFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.description() {
-            Some(text) => write!(f, "{:?} ({text})", self.0),
-            None => write!(f, "{:?}", self.0),
-        }
-    }
-}
-
-impl std::error::Error for DriverFailure {}
-
-/// A CUDA version as the driver reports it (`12080` is 12.8).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CudaVersion(pub i32);
-
-impl std::fmt::Display for CudaVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.0 / 1000, (self.0 % 1000) / 10)
-    }
-}
-
-/// Driver errors that mean a kernel stopped abnormally. They are sticky: every later call on
-/// the context returns them too.
-pub(crate) fn is_fault(error: &DriverFailure) -> bool {
-    use sys::CUresult::*;
-    matches!(
-        error.0,
-        CUDA_ERROR_LAUNCH_FAILED
-            | CUDA_ERROR_ILLEGAL_INSTRUCTION
-            | CUDA_ERROR_ILLEGAL_ADDRESS
-            | CUDA_ERROR_MISALIGNED_ADDRESS
-            | CUDA_ERROR_INVALID_ADDRESS_SPACE
-            | CUDA_ERROR_INVALID_PC
-            | CUDA_ERROR_HARDWARE_STACK_ERROR
-            | CUDA_ERROR_ASSERT
-            | CUDA_ERROR_LAUNCH_TIMEOUT
-    )
 }
 
 fn module_load_hint(error: &DriverFailure) -> &'static str {
@@ -394,27 +329,6 @@ fn launch_hint(error: &DriverFailure) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn versions_read_like_cuda_releases() {
-        assert_eq!(CudaVersion(12080).to_string(), "12.8");
-        assert_eq!(CudaVersion(13000).to_string(), "13.0");
-    }
-
-    #[test]
-    fn traps_and_bad_addresses_are_faults() {
-        use sys::CUresult::*;
-        for code in [
-            CUDA_ERROR_LAUNCH_FAILED,
-            CUDA_ERROR_ILLEGAL_INSTRUCTION,
-            CUDA_ERROR_ILLEGAL_ADDRESS,
-        ] {
-            assert!(is_fault(&DriverFailure(code)), "{code:?}");
-        }
-        for code in [CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY] {
-            assert!(!is_fault(&DriverFailure(code)), "{code:?}");
-        }
-    }
 
     #[test]
     fn too_much_shared_memory_says_how_much_there_is() {
@@ -482,7 +396,7 @@ mod tests {
         );
         assert!(text.contains("`cargo oxide build --arch sm_90`"), "{text}");
 
-        let isa = |major, minor| crate::ptx_compat::PtxIsa { major, minor };
+        let isa = |major, minor| PtxIsa { major, minor };
         let old_driver = Error::PtxIsaUnsupported {
             crate_name: "app",
             isa: isa(9, 0),

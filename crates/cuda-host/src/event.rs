@@ -14,10 +14,12 @@ use std::sync::Mutex;
 use cudarc::driver::{CudaEvent, CudaStream, DriverError, sys};
 
 use crate::driver::CudaContext;
-use crate::error::{DriverFailure, Error, is_fault};
-use crate::graph::{GraphError, recording_on};
+use crate::error::Error;
+use crate::failure::{DriverFailure, is_fault};
+use crate::fault::fault;
+use crate::graph::error::GraphError;
+use crate::graph::recording::recording_on;
 use crate::inflight::{self, Point};
-use crate::module::fault;
 
 /// A point in a stream's work (cudarc's `CudaEvent`), with what cuda-host knows about the
 /// kernels queued before it, so that waiting on it can attribute a fault.

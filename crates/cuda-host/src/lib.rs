@@ -50,15 +50,20 @@ mod completion;
 mod driver;
 mod error;
 mod event;
+mod failure;
+mod fault;
 pub mod graph;
 mod inflight;
+mod library;
 mod module;
 pub mod nvrtc;
 mod panic;
 mod param;
 mod ptx_compat;
+mod target;
 pub mod timing;
 pub mod tma;
+mod version;
 mod views;
 
 pub use atomic::AtomicElement;
@@ -73,14 +78,15 @@ pub use driver::{
     CudaContext, REQUIRED_DRIVER, compute_capability, device_count, device_target, driver_version,
     init,
 };
-pub use error::{CudaVersion, DriverFailure, Error};
+pub use error::Error;
 pub use event::Event;
+pub use failure::DriverFailure;
 pub use graph::{Capture, Graph, GraphError, GraphState, StateVisitor, Update};
 pub use kernel_abi::ParamKind;
 pub use module::{DEFAULT_DYNAMIC_SHARED_BYTES, Kernel, ModuleImage, PtxModule, synchronize};
 pub use panic::DevicePanic;
 pub use param::{ByValue, DeviceValue, GridConstant, KernelArgs, KernelParam};
-pub use ptx_compat::PtxIsa;
+pub use version::{CudaVersion, PtxIsa};
 pub use views::{DeviceSliceArg, DeviceSliceMutArg};
 
 /// Support for the code `#[cuda_module]` generates; not a public API.
@@ -89,6 +95,7 @@ pub mod __private {
     use std::ffi::CStr;
 
     use crate::Error;
+    pub use crate::target::LaunchTarget;
 
     /// The PTX the backend embedded for `crate_name`: `len` bytes of text and a NUL.
     ///

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use cudarc::driver::{self as cu, CudaStream, DriverError, LaunchConfig, result, sys};
 
 use crate::driver::CudaContext;
-use crate::error::{DriverFailure, Error, is_fault};
+use crate::error::Error;
+use crate::failure::{DriverFailure, is_fault};
+use crate::fault::{classify, fault};
 use crate::inflight;
 use crate::param::KernelArgs;
 use crate::ptx_compat::{self, Mismatch};
@@ -402,21 +404,11 @@ impl Kernel {
             } else if is_fault(&source) {
                 // A sticky fault of a kernel launched earlier: this one was not queued.
                 fault(source, Some(inflight::context_of(stream)))
-            } else if args.recording().is_some() {
-                crate::graph::capture_failure(self.name, source)
             } else {
-                Error::Launch {
-                    kernel: self.name,
-                    source,
-                }
+                args.target().refused(self.name, source)
             });
         }
-        match args.recording().cloned() {
-            // Recorded into a graph, not run: the graph notes its kernels when it is launched.
-            Some(recording) => recording.kernel(self.name, args.take_accesses()),
-            None if inflight::launches_block() => {}
-            None => inflight::launched(stream, &[self.name]),
-        }
+        args.target().queued(stream, self.name);
         // Records each buffer's use after the launch (cudarc's ordering of later copies and frees).
         drop(args);
         Ok(())
@@ -496,42 +488,6 @@ impl Kernel {
     }
 }
 
-/// A fault seen on context `ctx` (on any when `None`), attributed to the kernels that may have
-/// caused it: those launched through cuda-host that no successful synchronisation covered.
-pub(crate) fn fault(source: DriverFailure, ctx: Option<usize>) -> Error {
-    let (mut suspects, overflowed) = inflight::suspects(ctx);
-    let kernel = suspects
-        .last()
-        .copied()
-        .unwrap_or("(none launched through cuda-host)");
-    if suspects.len() == 1 && !overflowed {
-        suspects.clear();
-    }
-    if let Some(panic) = crate::panic::recorded(ctx) {
-        return Error::KernelPanic {
-            kernel,
-            in_flight: suspects,
-            panic: Box::new(panic),
-            source,
-        };
-    }
-    Error::KernelFault {
-        kernel,
-        in_flight: suspects,
-        source,
-    }
-}
-
-/// A driver error seen during `call`: a fault when it is one, a plain driver error otherwise.
-pub(crate) fn classify(error: DriverError, call: &'static str) -> Error {
-    let source = DriverFailure::from(error);
-    if is_fault(&source) {
-        fault(source, None)
-    } else {
-        Error::Driver { call, source }
-    }
-}
-
 /// Waits for everything queued on `stream`. A kernel that faulted is reported as
 /// [`Error::KernelFault`], naming it when it is the only kernel launched through cuda-host that
 /// had not been seen to finish, and listing those kernels when there were several.
@@ -550,14 +506,6 @@ pub fn synchronize(stream: &CudaStream) -> Result<(), Error> {
     })?;
     inflight::finished(point);
     Ok(())
-}
-
-/// Lets `?` turn cudarc's errors (from copies, allocations, synchronisation) into [`Error`]s,
-/// with faults attributed to the last launched kernel.
-impl From<DriverError> for Error {
-    fn from(source: DriverError) -> Self {
-        classify(source, "a cudarc driver call")
-    }
 }
 
 /// The driver's error log, then its info log, without the unused ends of the buffers.
@@ -621,67 +569,5 @@ mod tests {
         assert!(text.contains("the 256 this kernel allows"), "{text}");
         let empty = check_config("k", &cfg((0, 1, 1), (32, 1, 1)), 1024).unwrap_err();
         assert!(empty.to_string().contains("at least 1"), "{empty}");
-    }
-
-    #[test]
-    fn faults_name_the_kernel_in_flight_or_list_them() {
-        let _serial = inflight::tests::SERIAL
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        inflight::tests::reset();
-        let error = Error::from(DriverError(sys::CUresult::CUDA_ERROR_LAUNCH_FAILED));
-        assert!(
-            matches!(&error, Error::KernelFault { kernel: "(none launched through cuda-host)", in_flight, .. } if in_flight.is_empty()),
-            "{error:?}"
-        );
-        let other = Error::from(DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY));
-        assert!(matches!(other, Error::Driver { .. }), "{other:?}");
-
-        inflight::tests::noted(1, 10, &["first"]);
-        let error = fault(
-            DriverFailure(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
-            Some(1),
-        );
-        assert!(
-            matches!(&error, Error::KernelFault { kernel: "first", in_flight, .. } if in_flight.is_empty()),
-            "{error:?}"
-        );
-        assert!(
-            error
-                .to_string()
-                .starts_with("kernel `first` faulted on the GPU")
-        );
-
-        inflight::tests::noted(1, 20, &["second"]);
-        let error = fault(
-            DriverFailure(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
-            Some(1),
-        );
-        assert!(
-            matches!(&error, Error::KernelFault { kernel: "second", in_flight, .. } if *in_flight == ["first", "second"]),
-            "{error:?}"
-        );
-        let text = error.to_string();
-        assert!(
-            text.starts_with(
-                "a kernel launched through cuda-host and not yet seen to finish (`first`, \
-                 `second`; `second` was launched last) faulted on the GPU"
-            ),
-            "{text}"
-        );
-        assert!(text.contains("CUDA_LAUNCH_BLOCKING=1"), "{text}");
-        // Another context's kernels are not suspects.
-        let error = fault(
-            DriverFailure(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
-            Some(2),
-        );
-        assert!(matches!(
-            error,
-            Error::KernelFault {
-                kernel: "(none launched through cuda-host)",
-                ..
-            }
-        ));
-        inflight::tests::reset();
     }
 }

@@ -5,7 +5,7 @@
 //! address space, whose device address is written into the module's `RECORD`. The first
 //! thread that panics fills it and traps (see `cuda_device::panic`). The trap breaks the CUDA
 //! context, but host memory stays readable: when a synchronisation (or any later call) reports
-//! the fault, [`crate::module::fault`] looks for a filled record and reports a
+//! the fault, [`crate::fault::fault`] looks for a filled record and reports a
 //! [`crate::Error::KernelPanic`] with the decoded [`DevicePanic`]: the message formatted here,
 //! on the host, from the template and raw argument bits the device copied, the location,
 //! and the block and thread.

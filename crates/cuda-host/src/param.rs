@@ -4,14 +4,13 @@
 
 use std::ffi::c_void;
 use std::mem::{MaybeUninit, align_of, size_of};
-use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, SyncOnDrop};
 use kernel_abi::ParamKind;
 
-use crate::graph::{Access, Recording};
-use crate::views::{DeviceSliceArg, DeviceSliceMutArg, Located};
+use crate::target::{LaunchTarget, Placed};
+use crate::views::{DeviceSliceArg, DeviceSliceMutArg};
 
 /// A value that can be an argument of a kernel launch.
 ///
@@ -70,45 +69,37 @@ impl Slot {
 /// The arguments of one launch, in PTX parameter order, with the stream-ordering guards of the
 /// buffers they borrow.
 pub struct KernelArgs<'a> {
-    /// `None` only in unit tests, which have no GPU to make a stream on.
-    stream: Option<&'a CudaStream>,
-    /// The graph recording the stream's work, if one is: buffers are then located for its side
-    /// stream (a stream being captured must not wait on cudarc's events), and their ranges
-    /// noted for the graph's check that it owns them.
-    recording: Option<Arc<Recording>>,
+    /// Where the launch goes, which decides where buffers are located.
+    target: LaunchTarget<'a>,
     slots: Vec<Slot>,
     /// Record each buffer's read or write event on the stream when dropped, after the launch,
     /// so that cudarc orders later copies and frees of the buffer after this kernel.
     guards: Vec<SyncOnDrop<'a>>,
     /// Per argument: its kind, and how many slots it pushed.
     params: Vec<(ParamKind, usize)>,
-    /// The device memory the buffers cover, while recording.
-    accesses: Vec<Access>,
 }
 
 impl<'a> KernelArgs<'a> {
     /// Starts an empty argument list for a launch on `stream`.
     pub fn new(stream: &'a CudaStream) -> Self {
+        Self::for_target(LaunchTarget::of(stream))
+    }
+
+    /// Starts an empty argument list for a launch to `target`, which the generated launcher
+    /// chose.
+    #[doc(hidden)]
+    pub fn for_target(target: LaunchTarget<'a>) -> Self {
         KernelArgs {
-            stream: Some(stream),
-            recording: crate::graph::recording_on(stream),
+            target,
             slots: Vec::new(),
             guards: Vec::new(),
             params: Vec::new(),
-            accesses: Vec::new(),
         }
     }
 
     #[cfg(test)]
     fn without_stream() -> Self {
-        KernelArgs {
-            stream: None,
-            recording: None,
-            slots: Vec::new(),
-            guards: Vec::new(),
-            params: Vec::new(),
-            accesses: Vec::new(),
-        }
+        Self::for_target(LaunchTarget::nowhere())
     }
 
     /// Appends a device buffer the kernel reads (a `&[T]` parameter): a whole `CudaSlice` or
@@ -132,30 +123,13 @@ impl<'a> KernelArgs<'a> {
     }
 
     fn push_read<T, B: DeviceSliceArg<T>>(&mut self, buffer: &'a B) {
-        if let Some(recording) = self.recording.clone() {
-            let at = buffer.locate_read(recording.side_stream());
-            self.note_access::<T>(&at, false);
-            self.push_located::<T>(at.ptr, at.len, None);
-        } else if let Some(stream) = self.stream {
-            let at = buffer.locate_read(stream);
-            self.push_located::<T>(at.ptr, at.len, Some(at.guard));
-        }
+        let Placed { ptr, len, guard } = self.target.read::<T, B>(buffer);
+        self.push_located::<T>(ptr, len, guard);
     }
 
     fn push_write<T, B: DeviceSliceMutArg<T>>(&mut self, buffer: &'a mut B) {
-        if let Some(recording) = self.recording.clone() {
-            let at = buffer.locate_write(recording.side_stream());
-            self.note_access::<T>(&at, true);
-            self.push_located::<T>(at.ptr, at.len, None);
-        } else if let Some(stream) = self.stream {
-            let at = buffer.locate_write(stream);
-            self.push_located::<T>(at.ptr, at.len, Some(at.guard));
-        }
-    }
-
-    fn note_access<T>(&mut self, at: &Located<'_>, writes: bool) {
-        self.accesses
-            .push(Access::device(at.ptr, at.len * size_of::<T>(), writes));
+        let Placed { ptr, len, guard } = self.target.write::<T, B>(buffer);
+        self.push_located::<T>(ptr, len, guard);
     }
 
     /// Pushes a buffer as the ABI's slice: device pointer, then element count. The pointer is
@@ -169,14 +143,9 @@ impl<'a> KernelArgs<'a> {
         self.guards.extend(guard);
     }
 
-    /// The graph recording this launch's stream, if any.
-    pub(crate) fn recording(&self) -> Option<&Arc<Recording>> {
-        self.recording.as_ref()
-    }
-
-    /// The device memory this launch's buffers cover (noted only while recording).
-    pub(crate) fn take_accesses(&mut self) -> Vec<Access> {
-        std::mem::take(&mut self.accesses)
+    /// Where the launch goes, as chosen when the list was started.
+    pub(crate) fn target(&mut self) -> &mut LaunchTarget<'a> {
+        &mut self.target
     }
 
     /// Appends one kernel argument.

@@ -3,20 +3,7 @@
 //! the driver's CUDA version reads. Used only after the driver has refused a module, to turn
 //! its error code into a message that names both sides.
 
-use crate::error::CudaVersion;
-
-/// A PTX ISA version (`.version 8.7`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct PtxIsa {
-    pub major: u32,
-    pub minor: u32,
-}
-
-impl std::fmt::Display for PtxIsa {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
+use crate::version::{CudaVersion, PtxIsa};
 
 /// A GPU architecture as PTX names it: `sm_90`, or with a suffix, `sm_90a` (only that exact
 /// GPU) or `sm_100f` (that family: same major version).

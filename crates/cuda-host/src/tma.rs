@@ -12,7 +12,8 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 
 pub use cuda_device::tma::TensorMap;
 
-use crate::error::{DriverFailure, Error};
+use crate::error::Error;
+use crate::failure::DriverFailure;
 
 pub use cuda_device::tma::Swizzle;
 

@@ -537,7 +537,10 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
             #( #params, )*
         ) -> ::core::result::Result<(), #host::Error> {
             #block_check
-            let mut #args = #host::KernelArgs::new(stream);
+            // The stream, or the graph being recorded on it: chosen once, here, and followed
+            // by the packing of the arguments and by the launch alike.
+            let mut #args =
+                #host::KernelArgs::for_target(#host::__private::LaunchTarget::of(stream));
             #( #pushes )*
             // SAFETY: the arguments were packed from the kernel's own parameter types, in
             // order, so they are what the PTX entry expects.
