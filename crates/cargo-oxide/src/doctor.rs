@@ -1,7 +1,7 @@
 //! `cargo oxide doctor`: what building and running kernels needs, found or not, and what to do
 //! about each missing piece.
 //!
-//! The tools are found by the backend's own finders (`ptx_tools::find_llvm_tools`,
+//! The tools are found by the backend's own finders (`gpu_toolchain::find_llvm_tools`,
 //! `find_ptxas`, `find_libdevice`), which the scripts reach through `cargo oxide doctor
 //! --which TOOL`; nothing is installed or built here.
 
@@ -69,8 +69,8 @@ impl Finding {
 /// why it is missing on stderr (and a failure).
 pub fn which(tool: Tool) -> ExitCode {
     let sysroot = pinned_rustc(&Toolchain::pinned().channel).map(|rustc| rustc.sysroot);
-    let llvm = |pick: fn(ptx_tools::LlvmTools) -> Option<PathBuf>| {
-        ptx_tools::find_llvm_tools(sysroot.as_deref())
+    let llvm = |pick: fn(gpu_toolchain::LlvmTools) -> Option<PathBuf>| {
+        gpu_toolchain::find_llvm_tools(sysroot.as_deref())
             .map_err(|e| e.to_string())
             .and_then(|tools| pick(tools).ok_or_else(|| "not found beside llc".to_owned()))
     };
@@ -78,8 +78,8 @@ pub fn which(tool: Tool) -> ExitCode {
         Tool::Llc => llvm(|tools| Some(tools.llc)),
         Tool::Opt => llvm(|tools| tools.opt),
         Tool::LlvmLink => llvm(|tools| tools.llvm_link),
-        Tool::Ptxas => ptx_tools::find_ptxas().ok_or_else(|| "not found".to_owned()),
-        Tool::Libdevice => ptx_tools::find_libdevice().map_err(|e| e.to_string()),
+        Tool::Ptxas => gpu_toolchain::find_ptxas().ok_or_else(|| "not found".to_owned()),
+        Tool::Libdevice => gpu_toolchain::find_libdevice().map_err(|e| e.to_string()),
     };
     match found {
         Ok(path) => {
@@ -337,11 +337,11 @@ fn check_mir_sysroot() -> Finding {
     }
 }
 
-/// `llc`, `opt` and `llvm-link` as the backend finds them (`ptx_tools::find_llvm_tools`):
+/// `llc`, `opt` and `llvm-link` as the backend finds them (`gpu_toolchain::find_llvm_tools`):
 /// `CUDA_OXIDE_LLC`, the toolchain's `llvm-tools`, then `llc-22`, `llc-21`, `llc` on PATH, with
 /// `opt` and `llvm-link` of the same LLVM beside it.
 fn check_llvm_tools(sysroot: &Path) -> Vec<Finding> {
-    match ptx_tools::find_llvm_tools(Some(sysroot)) {
+    match gpu_toolchain::find_llvm_tools(Some(sysroot)) {
         Ok(tools) => {
             let version = tools.version.to_string();
             let mut findings = vec![Finding::ok(
@@ -381,10 +381,10 @@ fn sibling_todo(tool: &str) -> &'static str {
     }
 }
 
-/// `ptxas` as the backend and the scripts find it (`ptx_tools::find_ptxas`): `PTXAS`, PATH,
+/// `ptxas` as the backend and the scripts find it (`gpu_toolchain::find_ptxas`): `PTXAS`, PATH,
 /// `/usr/local/cuda/bin`, then PyPI's NVIDIA packages.
 fn check_ptxas() -> Finding {
-    let found = ptx_tools::find_ptxas();
+    let found = gpu_toolchain::find_ptxas();
     match found {
         Some(ptxas) => {
             let release = Command::new(&ptxas)
@@ -409,13 +409,13 @@ fn check_ptxas() -> Finding {
     }
 }
 
-/// libdevice as the backend finds it (`ptx_tools::find_libdevice`): `CUDA_OXIDE_LIBDEVICE`,
+/// libdevice as the backend finds it (`gpu_toolchain::find_libdevice`): `CUDA_OXIDE_LIBDEVICE`,
 /// PyPI's NVIDIA packages, then `nvvm/libdevice` of `$CUDA_HOME`, `$CUDA_PATH` and
 /// `/usr/local/cuda`.
 fn check_libdevice() -> Finding {
-    match ptx_tools::find_libdevice() {
+    match gpu_toolchain::find_libdevice() {
         Ok(path) => Finding::ok("libdevice", path.display().to_string()),
-        Err(ptx_tools::PtxError::LibdeviceMissing(file)) => Finding::not_ok(
+        Err(gpu_toolchain::ToolError::LibdeviceMissing(file)) => Finding::not_ok(
             "libdevice",
             State::Missing,
             format!(

@@ -147,7 +147,7 @@ fn the_cubin_is_built_with_ptxas_or_the_build_warns() {
             && text.contains("/nonexistent/cuda-oxide-test/ptxas"),
         "{text}"
     );
-    if ptx_tools::find_ptxas().is_some_and(|p| p.is_file()) {
+    if gpu_toolchain::find_ptxas().is_some_and(|p| p.is_file()) {
         let built = oxide(
             &["build", "--manifest-path", manifest],
             &[("CUDA_OXIDE_VERBOSE", "1")],

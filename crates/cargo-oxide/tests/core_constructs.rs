@@ -208,7 +208,7 @@ fn core_constructs_compile_to_ptx() {
         table.contains("7Display3fmt"),
         "`Display::fmt` of an integer is not in the table: {table}"
     );
-    if let Some(ptxas) = ptx_tools::find_ptxas() {
+    if let Some(ptxas) = gpu_toolchain::find_ptxas() {
         ptx_tools::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -43,7 +43,7 @@ fn extern_functions_are_declared_and_called_by_their_own_name() {
         "{ptx}"
     );
     assert!(ptx.contains("call.uni (retval0), vprintf, "), "{ptx}");
-    let Some(ptxas) = ptx_tools::find_ptxas() else {
+    let Some(ptxas) = gpu_toolchain::find_ptxas() else {
         println!("note: ptxas not found, PTX not assembled");
         return;
     };

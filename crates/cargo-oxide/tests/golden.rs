@@ -534,7 +534,7 @@ fn rust_in_full_at_every_stage() {
     ] {
         assert!(ptx.contains(expected), "no `{expected}`:\n{ptx}");
     }
-    if let Some(ptxas) = ptx_tools::find_ptxas() {
+    if let Some(ptxas) = gpu_toolchain::find_ptxas() {
         ptx_tools::assemble_with_ptxas(&ptxas, &ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
     insta::assert_snapshot!("golden_full.ptx", ptx);

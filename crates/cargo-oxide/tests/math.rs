@@ -87,7 +87,7 @@ fn every_float_method_compiles_to_ptx_that_ptxas_accepts() {
             "{flavour} in the PTX"
         );
     }
-    match ptx_tools::find_ptxas() {
+    match gpu_toolchain::find_ptxas() {
         Some(ptxas) => {
             if let Err(e) = ptx_tools::assemble_with_ptxas(&ptxas, ptx, "sm_90") {
                 panic!("ptxas rejects the PTX: {e}");
@@ -184,7 +184,7 @@ fn path_with(first: &Path) -> PathBuf {
 
 #[test]
 fn missing_libdevice_is_installed_or_explained() {
-    let real = ptx_tools::find_libdevice().expect("libdevice for the test to copy");
+    let real = gpu_toolchain::find_libdevice().expect("libdevice for the test to copy");
     if ["CUDA_HOME", "CUDA_PATH"]
         .iter()
         .any(|var| std::env::var_os(var).is_some())

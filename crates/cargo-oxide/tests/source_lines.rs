@@ -261,7 +261,7 @@ fn ptx_has_loc_lines_and_the_same_code() {
 
     // And so is the machine code ptxas makes of it (with `-lineinfo`, as the driver compiles
     // it, against none).
-    if let Some(ptxas) = ptx_tools::find_ptxas() {
+    if let Some(ptxas) = gpu_toolchain::find_ptxas() {
         let with_lines = sass(&ptxas, &ptx, "lines", true);
         let without = sass(&ptxas, &none, "none", false);
         assert_eq!(
@@ -328,7 +328,7 @@ fn full_debug_is_unoptimised_with_dwarf() {
         ptx.contains(".func  (.param .b32 func_retval0) golden_lines__scale"),
         "{ptx}"
     );
-    if let Some(ptxas) = ptx_tools::find_ptxas() {
+    if let Some(ptxas) = gpu_toolchain::find_ptxas() {
         ptx_tools::assemble_with_ptxas(&ptxas, &ptx, "sm_90")
             .expect("ptxas accepts the full debug PTX");
         // The cubin the backend embeds is built with `-g` (ptxas refuses `-g -O3`).

@@ -1,0 +1,224 @@
+//! [`run_pipeline`]: every stage of [`Stage::ALL`], in order, on the collected functions.
+
+use pliron::context::{Context, Ptr};
+use pliron::op::Op;
+use pliron::operation::Operation;
+use pliron::printable::Printable;
+
+use dialect_mir::passes::{mem2reg, verify};
+use llvm_export::DeviceDebug;
+use llvm_to_ptx::{LlvmCodegen, PtxOptions};
+use mir_importer::{CollectedFunction, ImportOptions};
+
+use crate::config::PipelineConfig;
+use crate::error::PipelineError;
+use crate::output::{Cubin, PipelineOutput, build_cubin, dump, write_ptx};
+use crate::stage::{Stage, Timings};
+
+/// Runs every stage on `functions` and returns the PTX module (and its cubin when asked for).
+pub fn run_pipeline(
+    functions: &[CollectedFunction],
+    config: &PipelineConfig,
+) -> Result<PipelineOutput, PipelineError> {
+    let target = dialect_nvvm::Target::parse(&config.target)
+        .ok_or_else(|| PipelineError::Target(config.target.clone()))?;
+    let mut timings = Timings::default();
+    let mut ctx = Context::new();
+    dialect_mir::register(&mut ctx);
+    dialect_nvvm::register(&mut ctx);
+
+    let import_options = ImportOptions {
+        crate_name: config.crate_name.clone(),
+        target,
+        overflow_checks: config.overflow_checks,
+        locations: config.device_debug.enabled(),
+        variables: config.device_debug == DeviceDebug::Full,
+        fmad: config.fmad,
+        panic_messages: config.panic_messages,
+        check_messages: config.check_messages,
+        device_formats: config.device_formats,
+    };
+    let mut rustc_mir = config.show_rustc_mir.then(String::new);
+    let imported = timings.time(Stage::Translate, || {
+        mir_importer::import_module(&mut ctx, functions, &import_options, rustc_mir.as_mut())
+    });
+    // Written either way: the MIR up to a failing function helps to see why it failed.
+    dump(
+        config,
+        config.show_rustc_mir,
+        "rustc.mir",
+        rustc_mir.as_deref().unwrap_or(""),
+    )?;
+    let module = imported?;
+    let root = module.get_operation();
+    dump(config, config.dump_mir, "mir", &print_op(&ctx, root))?;
+
+    timings.time(Stage::Verify, || {
+        verify::verify_all(&ctx, root)
+            .map_err(|failure| PipelineError::Verification(failure.message))
+    })?;
+
+    timings.time(Stage::Mem2Reg, || {
+        mem2reg::mem2reg(&mut ctx, root)
+            .map_err(|e| PipelineError::Mem2Reg(e.disp(&ctx).to_string()))
+    })?;
+    dump(
+        config,
+        config.dump_mir,
+        "mem2reg.mir",
+        &print_op(&ctx, root),
+    )?;
+
+    // Ask `llc` for a newer PTX ISA than the target's oldest only when an intrinsic or a
+    // 128-bit atomic needs it (known in dialect-mir, gone once lowered).
+    let atomics_128 =
+        uses_128_bit_atomics(&ctx, root).then_some(dialect_mir::ops::PTX_ISA_OF_128_BIT_ATOMICS);
+    let ptx_isa = dialect_nvvm::required_ptx_isa(&ctx, root)
+        .max(atomics_128)
+        .filter(|&required| required > target.min_ptx_isa());
+
+    timings.time(Stage::Lower, || {
+        mir_lower::lower_mir_to_llvm(&mut ctx, module)
+            .map_err(|e| PipelineError::Lowering(e.to_string()))?;
+        verify::verify_all(&ctx, root).map_err(|failure| {
+            PipelineError::Lowering(format!(
+                "internal error: the lowered module does not verify: {}",
+                failure.message
+            ))
+        })
+    })?;
+
+    let export_options = llvm_export::ExportOptions {
+        debug: config.device_debug,
+        comp_dir: config
+            .comp_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    let ll = timings.time(Stage::Export, || {
+        llvm_export::export_module_with(&ctx, module, &export_options)
+            .map_err(|e| PipelineError::Export(e.to_string()))
+    })?;
+    dump(config, config.dump_llvm, "ll", &ll)?;
+
+    let ll = if llvm_to_ptx::needs_libdevice(&ll) {
+        let linked = timings.time(Stage::LinkLibdevice, || {
+            gpu_toolchain::find_libdevice()
+                .and_then(|libdevice| {
+                    llvm_to_ptx::link_libdevice(&ll, &libdevice, None, config.sysroot.as_deref())
+                })
+                .map_err(PipelineError::Libdevice)
+        })?;
+        dump(config, config.dump_llvm, "linked.ll", &linked)?;
+        linked
+    } else {
+        ll
+    };
+
+    let ptx = ll_to_ptx(&ll, config, ptx_isa, &mut timings)?;
+    let ptx = ptx_passes(ptx, config, &mut timings);
+
+    let ptx_path = write_ptx(config, &ptx)?;
+    let cubin = if config.cubin {
+        timings.time(Stage::Ptxas, || {
+            build_cubin(&ptx, &config.target, ptx_path.as_deref())
+        })
+    } else {
+        Cubin::NotAsked
+    };
+
+    Ok(PipelineOutput {
+        ptx,
+        ptx_path,
+        cubin,
+        timings,
+    })
+}
+
+/// `opt`, check hoisting (and `opt` again on what it changed), `llc`.
+fn ll_to_ptx(
+    ll: &str,
+    config: &PipelineConfig,
+    ptx_isa: Option<u32>,
+    timings: &mut Timings,
+) -> Result<String, PipelineError> {
+    // The debug tier keeps every line and variable where the source has it.
+    let opt_level = if config.device_debug == DeviceDebug::Full {
+        0
+    } else {
+        3
+    };
+    let options = PtxOptions {
+        sysroot: config.sysroot.clone(),
+        ptx_isa,
+        opt_level,
+        ..Default::default()
+    };
+    let generation = |e: gpu_toolchain::ToolError| PipelineError::PtxGeneration(e.to_string());
+    let codegen = LlvmCodegen::new(ll, &config.target, &options).map_err(generation)?;
+    let optimised = timings
+        .time(Stage::Opt, || codegen.opt(ll))
+        .map_err(generation)?;
+    let optimised = if config.check_hoisting && opt_level > 0 && codegen.optimises() {
+        timings.time(Stage::CheckHoisting, || {
+            match llvm_to_ptx::hoist_checks(&optimised) {
+                (hoisted, true) => codegen.opt(&hoisted),
+                (_, false) => Ok(optimised),
+            }
+        })
+    } else {
+        Ok(optimised)
+    }
+    .map_err(generation)?;
+    timings
+        .time(Stage::Llc, || codegen.llc(&optimised))
+        .map_err(generation)
+}
+
+/// The passes over `llc`'s text, each its own stage.
+fn ptx_passes(ptx: String, config: &PipelineConfig, timings: &mut Timings) -> String {
+    // Line info must not change the machine code: the labels `llc` adds for it would.
+    let ptx = if config.device_debug == DeviceDebug::Lines {
+        timings.time(Stage::DebugLabels, || {
+            ptx_tools::remove_unreferenced_debug_labels(&ptx)
+        })
+    } else {
+        ptx
+    };
+    let ptx = if config.faulting_checks {
+        timings.time(Stage::FaultingChecks, || {
+            ptx_tools::fault_at_guarded_accesses(&ptx).0
+        })
+    } else {
+        ptx
+    };
+    timings.time(Stage::DeclaredBlockDims, || {
+        ptx_tools::fold_declared_block_dims(&ptx).0
+    })
+}
+
+fn print_op(ctx: &Context, op: Ptr<Operation>) -> String {
+    op.deref(ctx).disp(ctx).to_string()
+}
+
+/// Whether the module holds a 128-bit atomic (`atom.cas.b128`, PTX ISA 8.3).
+fn uses_128_bit_atomics(ctx: &Context, module: Ptr<Operation>) -> bool {
+    use pliron::graph::walkers::{IRNode, WalkConfig, uninterruptible::immutable::walk_op};
+    let mut found = false;
+    walk_op(
+        ctx,
+        &mut found,
+        &WalkConfig::default(),
+        module,
+        |ctx, found: &mut bool, node| {
+            if let IRNode::Operation(op) = node
+                && dialect_mir::ops::is_128_bit_atomic(ctx, op)
+            {
+                *found = true;
+            }
+        },
+    );
+    found
+}
