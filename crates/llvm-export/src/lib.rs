@@ -23,12 +23,14 @@
 //! What happens to the text next is other crates' work: `llvm-passes` (check hoisting between
 //! two `opt` runs), `ptx-tools` (`opt`, `llc`, libdevice, the passes over PTX).
 
+mod attrs;
 mod const_expr;
 mod constants;
 pub mod debug_info;
 mod error;
 mod function;
 mod module;
+mod module_state;
 mod naming;
 mod ops;
 mod phi;
