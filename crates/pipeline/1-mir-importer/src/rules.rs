@@ -25,7 +25,7 @@ pub fn is_fmt_method<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> bool 
 pub fn assert_panic_function<O>(
     msg: &rustc_middle::mir::AssertKind<O>,
 ) -> rustc_hir::lang_items::LangItem {
-    translator::panic::assert_panic_function(msg)
+    translator::panic_policy::assert_panic_function(msg)
 }
 
 /// What device code does with the `core` intrinsic `name`, if the importer knows it.

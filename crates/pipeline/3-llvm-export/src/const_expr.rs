@@ -1,4 +1,5 @@
-//! Global initializers given as regions, folded into one LLVM constant.
+//! Constant-like ops as LLVM constants, and global initializers given as regions, folded into
+//! one LLVM constant.
 //!
 //! LLVM IR has no instructions at module level: an initializer is a constant, possibly a
 //! constant expression. A pliron `llvm.global` may instead compute its initial value in a
@@ -11,6 +12,7 @@ use std::collections::HashMap;
 
 use pliron::{
     context::{Context, Ptr},
+    identifier::Identifier,
     linked_list::ContainsLinkedList,
     op::Op,
     operation::Operation,
@@ -19,18 +21,72 @@ use pliron::{
 };
 use pliron_llvm::{
     attributes::{GepIndexAttr, GepNoWrapFlags},
-    ops::{AddrSpaceCastOp, GetElementPtrOp, GlobalOp, InsertValueOp, ReturnOp},
+    ops::{
+        AddrSpaceCastOp, AddressOfOp, ConstantOp, GetElementPtrOp, GlobalOp, InsertValueOp,
+        PoisonOp, ReturnOp, UndefOp, ZeroOp,
+    },
     types::{ArrayType, StructLayout, StructType},
 };
 
 use crate::{
-    constants::zero_text,
+    attrs::type_of,
+    constants::{ConstWriter, zero_text},
     error::ExportError,
-    function::inline_constant,
-    module::{ModuleState, type_of},
+    module_state::ModuleState,
+    naming::global_ref,
 };
 
 const OP: &str = "llvm.global";
+
+/// The constant text of a constant-like op's result, `None` for other ops.
+pub(crate) fn inline_constant(
+    ctx: &Context,
+    state: &mut ModuleState,
+    op: Ptr<Operation>,
+) -> Result<Option<String>, ExportError> {
+    let op_obj = Operation::get_op_dyn(op, ctx);
+    let op_dyn: &dyn Op = op_obj.as_ref();
+    let opid = op_dyn.get_opid().to_string();
+    if op_dyn.is::<UndefOp>() {
+        return Ok(Some("undef".into()));
+    }
+    if op_dyn.is::<PoisonOp>() {
+        return Ok(Some("poison".into()));
+    }
+    if op_dyn.is::<ZeroOp>() {
+        let ty = op.deref(ctx).get_type(0);
+        return Ok(Some(zero_text(ctx, ty)));
+    }
+    if let Some(addr) = op_dyn.downcast_ref::<AddressOfOp>() {
+        let Some(name) = addr
+            .get_attr_llvm_global_name(ctx)
+            .map(|n| Identifier::from(n.clone()).to_string())
+        else {
+            return Err(ExportError::malformed(opid, "missing global name"));
+        };
+        return match state.symbols.get(&name) {
+            Some(s) => Ok(Some(global_ref(&s.llvm_name))),
+            None => Err(ExportError::UnknownSymbol {
+                op: opid,
+                symbol: name,
+            }),
+        };
+    }
+    if let Some(constant) = op_dyn.downcast_ref::<ConstantOp>() {
+        let ty = op.deref(ctx).get_type(0);
+        let Some(value) = constant.get_attr_llvm_constant_value(ctx) else {
+            return Err(ExportError::malformed(opid, "missing value attribute"));
+        };
+        let mut writer = ConstWriter {
+            ctx,
+            types: &mut state.types,
+            symbols: &state.symbols,
+            op: &opid,
+        };
+        return writer.value(&**value, ty).map(Some);
+    }
+    Ok(None)
+}
 
 /// A folded value: constant text, or an aggregate under construction (its elements, each
 /// `T value`).

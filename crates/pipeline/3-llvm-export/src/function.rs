@@ -6,26 +6,22 @@ use pliron::{
     builtin::op_interfaces::SymbolOpInterface,
     common_traits::Named,
     context::{Context, Ptr},
-    identifier::Identifier,
     linked_list::ContainsLinkedList,
     op::Op,
     operation::Operation,
     r#type::{TypeHandle, Typed},
     value::Value,
 };
-use pliron_llvm::{
-    op_interfaces::IsDeclaration,
-    ops::{AddressOfOp, ConstantOp, FuncOp, PoisonOp, UndefOp, ZeroOp},
-    types::FuncType,
-};
+use pliron_llvm::{op_interfaces::IsDeclaration, ops::FuncOp, types::FuncType};
 
 use nvptx_attrs::is_kernel;
 
 use crate::{
-    constants::{ConstWriter, zero_text},
+    attrs::{attrs_text, linkage_text},
+    const_expr::inline_constant,
     debug_info::{location_name, source_pos},
     error::ExportError,
-    module::{ModuleState, attrs_text, linkage_text},
+    module_state::ModuleState,
     naming::{LocalNames, global_ref},
     phi::CfgPlan,
     types::{func_parts, is_void},
@@ -303,54 +299,4 @@ impl FunctionWriter<'_> {
         }
         Ok(format!("{} {}", self.ty(ty)?, self.opd(value)?))
     }
-}
-
-/// The constant text of a constant-like op's result, `None` for other ops.
-pub(crate) fn inline_constant(
-    ctx: &Context,
-    state: &mut ModuleState,
-    op: Ptr<Operation>,
-) -> Result<Option<String>, ExportError> {
-    let op_obj = Operation::get_op_dyn(op, ctx);
-    let op_dyn: &dyn Op = op_obj.as_ref();
-    let opid = op_dyn.get_opid().to_string();
-    if op_dyn.is::<UndefOp>() {
-        return Ok(Some("undef".into()));
-    }
-    if op_dyn.is::<PoisonOp>() {
-        return Ok(Some("poison".into()));
-    }
-    if op_dyn.is::<ZeroOp>() {
-        let ty = op.deref(ctx).get_type(0);
-        return Ok(Some(zero_text(ctx, ty)));
-    }
-    if let Some(addr) = op_dyn.downcast_ref::<AddressOfOp>() {
-        let Some(name) = addr
-            .get_attr_llvm_global_name(ctx)
-            .map(|n| Identifier::from(n.clone()).to_string())
-        else {
-            return Err(ExportError::malformed(opid, "missing global name"));
-        };
-        return match state.symbols.get(&name) {
-            Some(s) => Ok(Some(global_ref(&s.llvm_name))),
-            None => Err(ExportError::UnknownSymbol {
-                op: opid,
-                symbol: name,
-            }),
-        };
-    }
-    if let Some(constant) = op_dyn.downcast_ref::<ConstantOp>() {
-        let ty = op.deref(ctx).get_type(0);
-        let Some(value) = constant.get_attr_llvm_constant_value(ctx) else {
-            return Err(ExportError::malformed(opid, "missing value attribute"));
-        };
-        let mut writer = ConstWriter {
-            ctx,
-            types: &mut state.types,
-            symbols: &state.symbols,
-            op: &opid,
-        };
-        return writer.value(&**value, ty).map(Some);
-    }
-    Ok(None)
 }

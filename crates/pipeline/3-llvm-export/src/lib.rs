@@ -23,12 +23,14 @@
 //! What happens to the text next is the next stage's work (`llvm-to-ptx`: libdevice, `opt`,
 //! check hoisting, `llc`).
 
+mod attrs;
 mod const_expr;
 mod constants;
 pub mod debug_info;
 mod error;
 mod function;
 mod module;
+mod module_state;
 mod naming;
 mod ops;
 mod phi;

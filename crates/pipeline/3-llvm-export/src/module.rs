@@ -1,11 +1,9 @@
 //! Whole-module export: header, named types, globals, functions and intrinsic declarations.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pliron::{
     builtin::{
-        attributes::{StringAttr, TypeAttr},
         op_interfaces::{SingleBlockRegionInterface, SymbolOpInterface},
         ops::ModuleOp,
     },
@@ -13,25 +11,22 @@ use pliron::{
     linked_list::ContainsLinkedList,
     op::Op,
     operation::Operation,
-    printable::Printable,
-    r#type::TypeHandle,
 };
 use pliron_llvm::{
-    attributes::{AlignmentAttr, LinkageAttr},
-    llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
+    attributes::AlignmentAttr,
     op_interfaces::ATTR_KEY_LLVM_ALIGNMENT,
     ops::{FuncOp, GlobalOp},
-    types::FuncType,
 };
 
 use crate::{
+    attrs::{linkage_text, type_of},
     constants::ConstWriter,
     debug_info::{DebugInfo, DeviceDebug, source_pos},
     error::ExportError,
     function::write_function,
+    module_state::ModuleState,
     naming::{escape, global_ref},
-    symbols::{SymbolKind, Symbols},
-    types::{TypeWriter, func_parts},
+    types::func_signature,
 };
 
 /// The NVPTX target triple written by default.
@@ -63,41 +58,6 @@ impl Default for ExportOptions {
             data_layout: NVPTX_DATA_LAYOUT.into(),
             debug: DeviceDebug::None,
             comp_dir: PathBuf::new(),
-        }
-    }
-}
-
-/// State shared by everything written into one module.
-#[derive(Default)]
-pub(crate) struct ModuleState {
-    pub(crate) types: TypeWriter,
-    pub(crate) symbols: Symbols,
-    intrinsics: Vec<(String, TypeHandle)>,
-    intrinsic_types: HashMap<String, TypeHandle>,
-    /// The debug metadata, when it is written.
-    pub(crate) debug: Option<DebugInfo>,
-}
-
-impl ModuleState {
-    /// Note a call of intrinsic `name` with function type `ty`, to be declared at the end.
-    pub(crate) fn use_intrinsic(&mut self, name: &str, ty: TypeHandle) -> Result<(), ExportError> {
-        let clash = || ExportError::SymbolClash {
-            symbol: name.to_string(),
-        };
-        if self.symbols.has_llvm_name(name) {
-            return match self.symbols.function_by_llvm_name(name) {
-                Some(declared) if declared == ty => Ok(()),
-                _ => Err(clash()),
-            };
-        }
-        match self.intrinsic_types.get(name) {
-            Some(known) if *known == ty => Ok(()),
-            Some(_) => Err(clash()),
-            None => {
-                self.intrinsic_types.insert(name.to_string(), ty);
-                self.intrinsics.push((name.to_string(), ty));
-                Ok(())
-            }
         }
     }
 }
@@ -203,71 +163,6 @@ pub fn export_module_with(
     Ok(out)
 }
 
-/// Result type, argument types and variadicity of `ty`, which must be an `llvm.func` type.
-pub(crate) fn func_signature(
-    ctx: &Context,
-    ty: TypeHandle,
-    op: &str,
-) -> Result<(TypeHandle, Vec<TypeHandle>, bool), ExportError> {
-    let t = ty.deref(ctx);
-    match t.downcast_ref::<FuncType>() {
-        Some(ft) => Ok(func_parts(ft)),
-        None => {
-            drop(t);
-            Err(ExportError::malformed(
-                op,
-                format!("`{}` is not an llvm.func type", ty.disp(ctx)),
-            ))
-        }
-    }
-}
-
-/// The linkage keyword followed by a space, or nothing for external linkage.
-pub(crate) fn linkage_text(op: &str, linkage: &LinkageAttr) -> Result<String, ExportError> {
-    let text = match linkage {
-        LinkageAttr::ExternalLinkage => "",
-        LinkageAttr::AvailableExternallyLinkage => "available_externally ",
-        LinkageAttr::LinkOnceAnyLinkage => "linkonce ",
-        LinkageAttr::LinkOnceODRLinkage => "linkonce_odr ",
-        LinkageAttr::WeakAnyLinkage => "weak ",
-        LinkageAttr::WeakODRLinkage => "weak_odr ",
-        LinkageAttr::AppendingLinkage => "appending ",
-        LinkageAttr::InternalLinkage => "internal ",
-        LinkageAttr::PrivateLinkage => "private ",
-        LinkageAttr::ExternalWeakLinkage => "extern_weak ",
-        LinkageAttr::CommonLinkage => "common ",
-        other => {
-            return Err(ExportError::UnsupportedAttr {
-                op: op.to_string(),
-                attr: format!("linkage {other:?}"),
-                reason: "no LLVM IR spelling".into(),
-            });
-        }
-    };
-    Ok(text.to_string())
-}
-
-/// LLVM function attributes, each preceded by a space (` nounwind "key"="value"`).
-pub(crate) fn attrs_text(
-    ctx: &Context,
-    types: &mut TypeWriter,
-    attrs: &LlvmAttributesAttr,
-) -> Result<String, ExportError> {
-    let mut out = String::new();
-    for (name, value) in attrs.iter() {
-        out.push(' ');
-        match value {
-            LlvmAttrValue::Unit => out.push_str(name),
-            LlvmAttrValue::Int(i) => out.push_str(&format!("{name}({i})")),
-            LlvmAttrValue::Type(ty) => out.push_str(&format!("{name}({})", types.write(ctx, *ty)?)),
-            LlvmAttrValue::Str(s) => {
-                out.push_str(&format!("\"{}\"=\"{}\"", escape(name), escape(s)))
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// `@name = [linkage] [addrspace(N)] global|constant T [init][, align A]`.
 fn write_global(
     ctx: &Context,
@@ -341,22 +236,4 @@ fn write_global(
         "{} = {linkage}{addrspace}{kind} {ty_text}{init}{align}\n",
         global_ref(&llvm_name)
     ))
-}
-
-/// The symbol kind of a callee, for call checking.
-pub(crate) fn callee_function(state: &ModuleState, symbol: &str) -> Option<(String, TypeHandle)> {
-    state.symbols.get(symbol).and_then(|s| match s.kind {
-        SymbolKind::Function(ty) => Some((s.llvm_name.clone(), ty)),
-        SymbolKind::Global => None,
-    })
-}
-
-/// The string of a [`StringAttr`].
-pub(crate) fn string_of(attr: &StringAttr) -> String {
-    String::from(attr.clone())
-}
-
-/// The type held by a [`TypeAttr`].
-pub(crate) fn type_of(attr: &TypeAttr) -> TypeHandle {
-    TypeHandle::from(attr.clone())
 }

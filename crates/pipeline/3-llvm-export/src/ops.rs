@@ -28,12 +28,13 @@ use pliron_llvm::{
 };
 
 use crate::{
+    attrs::{attrs_text, string_of, type_of},
     constants::int_text,
     error::ExportError,
     function::FunctionWriter,
-    module::{attrs_text, callee_function, func_signature, string_of, type_of},
+    module_state::callee_function,
     naming::{escape, global_ref},
-    types::{is_void, scalar_align},
+    types::{func_signature, is_void, scalar_align},
 };
 
 /// Integer binary ops: opcode, and whether they take `nuw`/`nsw`.

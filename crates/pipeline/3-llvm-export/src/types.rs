@@ -157,6 +157,25 @@ pub(crate) fn func_parts(func: &FuncType) -> (TypeHandle, Vec<TypeHandle>, bool)
     (func.result_type(), func.arg_types(), func.is_var_arg())
 }
 
+/// Result type, argument types and variadicity of `ty`, which must be an `llvm.func` type.
+pub(crate) fn func_signature(
+    ctx: &Context,
+    ty: TypeHandle,
+    op: &str,
+) -> Result<(TypeHandle, Vec<TypeHandle>, bool), ExportError> {
+    let t = ty.deref(ctx);
+    match t.downcast_ref::<FuncType>() {
+        Some(ft) => Ok(func_parts(ft)),
+        None => {
+            drop(t);
+            Err(ExportError::malformed(
+                op,
+                format!("`{}` is not an llvm.func type", ty.disp(ctx)),
+            ))
+        }
+    }
+}
+
 /// Whether `ty` is LLVM's `void`.
 pub(crate) fn is_void(ctx: &Context, ty: TypeHandle) -> bool {
     ty.deref(ctx).is::<VoidType>()

@@ -79,8 +79,8 @@ pub struct FnTranslator<'a> {
     /// The block failed assertions branch to when panic messages are off.
     trap_block: Option<Ptr<BasicBlock>>,
     /// In a function whose failed checks share their failure blocks
-    /// ([super::panic::shares_failure_blocks]), the block of each panic function (by name and
-    /// argument types); `None` in others.
+    /// ([super::panic_policy::shares_failure_blocks]), the block of each panic function (by name
+    /// and argument types); `None` in others.
     pub(crate) shared_failure_blocks: Option<HashMap<FailureKey, Ptr<BasicBlock>>>,
     /// How many blocks the function has (counted as they are made, not by walking the list:
     /// `new_block` numbers its labels with it).
@@ -194,9 +194,9 @@ pub fn translate_function(
             param_access.push(super::param_access::param_access(param.ty));
         }
     }
-    let tracks_caller = super::caller_location::requires_caller_location(&function.instance);
+    let tracks_caller = super::track_caller::requires_caller_location(&function.instance);
     if tracks_caller {
-        let location = super::caller_location::caller_location_ty();
+        let location = super::track_caller::caller_location_ty();
         param_types.push(types.translate(ctx, location)?);
     }
     let result_types: Vec<TypeHandle> = non_zst_type(ctx, types, body.ret_local().ty)?
@@ -207,7 +207,7 @@ pub fn translate_function(
     func.set_kernel(ctx, function.is_kernel);
     if panic_messages
         && !function.is_kernel
-        && super::panic::is_recorder_inline_never(&function.instance)
+        && super::panic_policy::is_recorder_inline_never(&function.instance)
     {
         func.set_noinline(ctx);
     }
@@ -259,7 +259,7 @@ pub fn translate_function(
         blocks: vec![None; body.blocks.len()],
         panic_bound: vec![],
         trap_block: None,
-        shared_failure_blocks: super::panic::shares_failure_blocks(body).then(HashMap::new),
+        shared_failure_blocks: super::panic_policy::shares_failure_blocks(body).then(HashMap::new),
         block_count: 1,
         panic_messages,
         check_messages: panic_messages && check_messages,
@@ -723,7 +723,7 @@ fn parameters(body: &Body, arg_locals: &[Local]) -> TResult<Vec<Parameter>> {
 fn holds_shared_array(ty: Ty) -> bool {
     use rustc_public::ty::{RigidTy, TyKind};
     match ty.kind() {
-        TyKind::RigidTy(RigidTy::Adt(def, _)) => super::global::is_shared_array(def),
+        TyKind::RigidTy(RigidTy::Adt(def, _)) => super::types::is_shared_array(def),
         TyKind::RigidTy(RigidTy::Array(elem, _)) => holds_shared_array(elem),
         TyKind::RigidTy(RigidTy::Tuple(fields)) => fields.into_iter().any(holds_shared_array),
         _ => false,

@@ -140,7 +140,7 @@ impl FnTranslator<'_> {
         }
 
         let mut values = self.call_arguments(abi, args)?;
-        if super::caller_location::requires_caller_location(&instance) {
+        if super::track_caller::requires_caller_location(&instance) {
             values.push(self.caller_location()?);
         }
         let name = crate::naming::export_name(&instance, false);

@@ -7,32 +7,17 @@
 //! location that function received, so the location is the first caller's that is not
 //! `#[track_caller]`. The `caller_location` intrinsic (`Location::caller()`) reads the same.
 //! Scopes inlined by rustc's MIR inliner are followed as rustc's
-//! `Body::caller_location_span` does.
+//! `Body::caller_location_span` does. Which functions take the parameter, and its type, are
+//! [super::track_caller]'s answers.
 
 use pliron::value::Value;
 use rustc_middle::ty::TyCtxt;
 use rustc_public::mir::mono::Instance;
 use rustc_public::rustc_internal::{internal, stable};
-use rustc_public::ty::{MirConst, Ty};
+use rustc_public::ty::MirConst;
 
 use super::body::FnTranslator;
 use super::error::{TResult, unsupported};
-
-/// Whether `instance` takes the location of its caller as a last, hidden parameter. For a
-/// compiler intrinsic, whether its fallback body (called as an item) does.
-pub(crate) fn requires_caller_location(instance: &Instance) -> bool {
-    rustc_middle::ty::tls::with(|tcx| match internal(tcx, *instance).def {
-        rustc_middle::ty::InstanceKind::Intrinsic(def_id) => {
-            rustc_middle::ty::InstanceKind::Item(def_id).requires_caller_location(tcx)
-        }
-        def => def.requires_caller_location(tcx),
-    })
-}
-
-/// The type of that parameter: `&'static Location<'static>`.
-pub(crate) fn caller_location_ty() -> Ty {
-    rustc_middle::ty::tls::with(|tcx| stable(tcx.caller_location_ty()))
-}
 
 /// Where the caller location at a terminator comes from.
 enum Source {

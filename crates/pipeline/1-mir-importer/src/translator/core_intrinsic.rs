@@ -762,7 +762,7 @@ impl FnTranslator<'_> {
         target: Option<usize>,
     ) -> TResult<()> {
         let mut values = self.argument_values(args)?;
-        if super::caller_location::requires_caller_location(instance) {
+        if super::track_caller::requires_caller_location(instance) {
             values.push(self.caller_location()?);
         }
         let name = crate::naming::export_name(instance, false);

@@ -26,7 +26,7 @@ use rustc_public::CrateDef;
 use rustc_public::mir::Mutability;
 use rustc_public::mir::alloc::{AllocId, GlobalAlloc};
 use rustc_public::mir::mono::{Instance, InstanceKind, StaticDef};
-use rustc_public::ty::{AdtDef, Allocation, GenericArgKind, RigidTy, Ty, TyKind};
+use rustc_public::ty::{Allocation, GenericArgKind, RigidTy, Ty, TyKind};
 
 use super::error::{TResult, unsupported};
 use super::types::layout;
@@ -504,11 +504,6 @@ enum SharedKind {
 fn is_formatting_method_table(ty: Ty) -> bool {
     matches!(ty.kind(), TyKind::RigidTy(RigidTy::Adt(def, _))
         if def.krate().name == "cuda_device" && def.trimmed_name() == "FormattingMethodTable")
-}
-
-/// Whether `def` is `cuda_device::shared::SharedArray`.
-pub fn is_shared_array(def: AdtDef) -> bool {
-    def.krate().name == "cuda_device" && def.trimmed_name() == "SharedArray"
 }
 
 fn shared_memory_kind(ty: Ty) -> Option<SharedKind> {

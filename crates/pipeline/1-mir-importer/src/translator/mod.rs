@@ -6,13 +6,13 @@
 //! what their names say; [global] gives every allocation device code refers to (constants,
 //! statics, vtables, shared memory) its module-level global; [trait_object] builds and reads
 //! `dyn` pointers and their vtables; [call] handles calls (direct, through function pointers
-//! and through vtables), [caller_location] `#[track_caller]` and `Location::caller()`, [gpu_intrinsic] the `cuda_device` intrinsic stubs,
+//! and through vtables), [caller_location] `#[track_caller]` and `Location::caller()` ([track_caller] says which functions take a location), [gpu_intrinsic] the `cuda_device` intrinsic stubs,
 //! [core_intrinsic] `core`'s compiler intrinsics (a decision for each), [raw_memory] the memory
 //! ones among them, [math] the math ones, [atomic] the atomic ones (and `cuda_device`'s
 //! atomic stubs) and [simd] the portable SIMD ones; [x86] the LLVM x86 intrinsics that
 //! `core::arch` declares, [inline_asm] the pure x86 `asm!` forms crates use for arithmetic; [fmt_descriptor] what stands for a formatting method's address
 //! (panic messages are formatted by the host); [panic] the failure edge of `Assert` and
-//! `#[track_caller]` locations. [types] maps Rust types to dialect-mir types with rustc's layout;
+//! `#[track_caller]` locations ([panic_policy] what it decides without a translator). [types] maps Rust types to dialect-mir types with rustc's layout;
 //! [validity] answers whether a type allows a value (for `mem::zeroed`'s check);
 //! [launch_bounds] reads a kernel's `#[launch_bounds]`; [arith] makes the dialect-mir op of a
 //! MIR binary operation, for every translator that needs one.
@@ -37,6 +37,7 @@ pub mod launch_bounds;
 pub mod math;
 pub mod operand;
 pub mod panic;
+pub mod panic_policy;
 pub mod param_access;
 pub mod place;
 pub mod raw_memory;
@@ -44,6 +45,7 @@ pub mod rvalue;
 pub mod simd;
 pub mod statement;
 pub mod terminator;
+pub mod track_caller;
 pub mod trait_object;
 pub mod types;
 pub mod validity;

@@ -27,73 +27,23 @@ use pliron::irbuild::inserter::IRInserter;
 use pliron::r#type::{TypeHandle, Typed};
 use pliron::value::Value;
 use rustc_middle::ty;
-use rustc_public::mir::mono::Instance;
-use rustc_public::mir::{AssertMessage, Operand, TerminatorKind};
+use rustc_public::mir::{AssertMessage, Operand};
 use rustc_public::rustc_internal::{internal, stable};
 
 use super::body::FnTranslator;
 use super::error::{TResult, unsupported};
-
-/// The panic function an `Assert` that fails with `msg` calls, as rustc's backends choose it.
-pub fn assert_panic_function<O>(
-    msg: &rustc_middle::mir::AssertKind<O>,
-) -> rustc_hir::lang_items::LangItem {
-    use rustc_hir::lang_items::LangItem;
-    use rustc_middle::mir::AssertKind;
-    match msg {
-        AssertKind::BoundsCheck { .. } => LangItem::PanicBoundsCheck,
-        AssertKind::MisalignedPointerDereference { .. } => {
-            LangItem::PanicMisalignedPointerDereference
-        }
-        other => other.panic_function(),
-    }
-}
-
-/// Whether `instance` is one of the panic recorder's `#[inline(never)]` functions
-/// (`cuda_device::panic`), which stay out of line (LLVM `noinline`, PTX `.noinline`) so that
-/// the recorder is one copy per module, outside every kernel's body. Other functions'
-/// `#[inline(never)]` is left to LLVM, as it always was (the `#[kernel(fmad)]` marker must
-/// still disappear).
-pub(crate) fn is_recorder_inline_never(instance: &Instance) -> bool {
-    if !crate::naming::canonical_path(instance).contains("cuda_device::panic::") {
-        return false;
-    }
-    ty::tls::with(|tcx| {
-        let internal = internal(tcx, *instance);
-        let ty::InstanceKind::Item(def_id) = internal.def else {
-            return false;
-        };
-        matches!(
-            tcx.codegen_fn_attrs(def_id).inline,
-            rustc_hir::attrs::InlineAttr::Never
-        )
-    })
-}
-
-/// The number of `Assert` terminators above which a function's failed checks share one
-/// failure block per panic function.
-pub const SHARED_FAILURE_BLOCKS_ABOVE: usize = 256;
-
-/// Whether the failed checks of `body` share their failure blocks (more than
-/// [SHARED_FAILURE_BLOCKS_ABOVE] `Assert` terminators).
-pub(crate) fn shares_failure_blocks(body: &rustc_public::mir::Body) -> bool {
-    let checks = body
-        .blocks
-        .iter()
-        .filter(|b| matches!(b.terminator.kind, TerminatorKind::Assert { .. }))
-        .count();
-    checks > SHARED_FAILURE_BLOCKS_ABOVE
-}
+use super::panic_policy::assert_panic_function;
 
 impl FnTranslator<'_> {
     /// The failure edge of an `Assert` that fails with `msg`: the block it branches to and the
     /// values it passes. In a function with few checks, a block of its own per check computes
     /// the panic function's operands (and the location) and calls it; LLVM lays such blocks
-    /// out of line best. In one with more than [SHARED_FAILURE_BLOCKS_ABOVE], the operands are
-    /// computed at the check and passed to one block per panic function, shared by every check
-    /// that calls it: a generated function with thousands of checks then has a few failure
-    /// blocks, not thousands of loop exits (LLVM's loop passes, LCSSA first, slow down with
-    /// the number of exits of each loop).
+    /// out of line best. In one with more than
+    /// [super::panic_policy::SHARED_FAILURE_BLOCKS_ABOVE], the operands are computed at the
+    /// check and passed to one block per panic function, shared by every check that calls it:
+    /// a generated function with thousands of checks then has a few failure blocks, not
+    /// thousands of loop exits (LLVM's loop passes, LCSSA first, slow down with the number of
+    /// exits of each loop).
     pub(crate) fn assert_failure(
         &mut self,
         msg: &AssertMessage,
@@ -185,7 +135,7 @@ impl FnTranslator<'_> {
                 values.push(value);
             }
         }
-        if super::caller_location::requires_caller_location(&callee) {
+        if super::track_caller::requires_caller_location(&callee) {
             values.push(self.caller_location()?);
         }
         Ok((crate::naming::export_name(&callee, false), values))

@@ -30,6 +30,11 @@ pub fn is_disjoint_slice(def: AdtDef) -> bool {
     def.krate().name == "cuda_device" && def.trimmed_name() == "DisjointSlice"
 }
 
+/// Whether `def` is `cuda_device::shared::SharedArray`.
+pub fn is_shared_array(def: AdtDef) -> bool {
+    def.krate().name == "cuda_device" && def.trimmed_name() == "SharedArray"
+}
+
 /// Translates and caches types for one module.
 #[derive(Default)]
 pub struct TypeTranslator {
@@ -137,7 +142,7 @@ impl TypeTranslator {
                     let elem = self.translate(ctx, elem)?;
                     return Ok(DisjointSliceType::get(ctx, elem).into());
                 }
-                if super::global::is_shared_array(def) {
+                if is_shared_array(def) {
                     // `#[repr(transparent)]` over `MaybeUninit<[T; N]>`: the layout of `[T; N]`.
                     let elem = type_arg(args, 0, ty)?;
                     let len = match args.0.get(1) {
