@@ -2,6 +2,8 @@
 
 use std::collections::HashMap;
 
+use crate::ptx_text::{label_definition, names};
+
 /// `ptx` without the labels that `llc` writes for debug information (`$L__tmpN`,
 /// `$L__func_beginN`, `$L__func_endN`) where nothing refers to them, as with
 /// [DeviceDebug::Lines], which writes no DWARF sections. ptxas treats every label as a possible
@@ -10,25 +12,21 @@ use std::collections::HashMap;
 /// a build without line info.
 pub fn remove_unreferenced_debug_labels(ptx: &str) -> String {
     const PREFIXES: [&str; 3] = ["$L__tmp", "$L__func_begin", "$L__func_end"];
-    let label_of = |line: &str| -> Option<String> {
-        let name = line.trim_end().strip_suffix(':')?;
-        let number = PREFIXES.iter().find_map(|p| name.strip_prefix(p))?;
-        (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then(|| name.to_string())
+    let is_debug_label = |name: &str| {
+        PREFIXES.iter().any(|prefix| {
+            name.strip_prefix(prefix)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
     };
-    let mut uses: HashMap<&str, usize> = HashMap::new();
-    let mut rest = ptx;
-    while let Some(at) = rest.find("$L__") {
-        let tail = &rest[at..];
-        let end = tail[1..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(tail.len(), |i| i + 1);
-        *uses.entry(&tail[..end]).or_default() += 1;
-        rest = &tail[end..];
+    let mut mentions: HashMap<&str, usize> = HashMap::new();
+    for name in ptx.lines().flat_map(names) {
+        *mentions.entry(name).or_default() += 1;
     }
     let mut out = String::with_capacity(ptx.len());
     for line in ptx.split_inclusive('\n') {
-        match label_of(line) {
-            Some(label) if uses.get(label.as_str()) == Some(&1) => {}
+        match label_definition(line) {
+            // Its definition is the one mention of it.
+            Some(label) if is_debug_label(label) && mentions.get(label) == Some(&1) => {}
             _ => out.push_str(line),
         }
     }

@@ -39,7 +39,7 @@
 //! directly (mapped host memory) could show their writes; `CUDA_OXIDE_FAULTING_CHECKS=0` keeps
 //! the traps.
 
-use crate::ptx_text::{code, rewrite_bodies};
+use crate::ptx_text::{code, is_annotation, label_definition, names, rewrite_bodies};
 
 /// Register name prefix of the selected addresses, one `.reg .b64 %oxfault<N>` per function.
 const FAULT_REG: &str = "%oxfault";
@@ -120,7 +120,7 @@ fn rewrite_body(body: &[&str]) -> (String, usize) {
 fn trap_labels<'a>(body: &[&'a str]) -> Vec<&'a str> {
     let mut labels = Vec::new();
     for (at, line) in body.iter().enumerate() {
-        let Some(label) = code(line).strip_suffix(':') else {
+        let Some(label) = label_definition(line) else {
             continue;
         };
         let first = body[at + 1..]
@@ -132,12 +132,6 @@ fn trap_labels<'a>(body: &[&'a str]) -> Vec<&'a str> {
         }
     }
     labels
-}
-
-/// Lines (as [code] leaves them) that are not instructions: blank or comment lines and `.loc`
-/// line info.
-fn is_annotation(line: &str) -> bool {
-    line.is_empty() || line.starts_with(".loc")
 }
 
 /// `@%p4 bra $L__BB0_9;` or `@!%p4 bra.uni $L__BB0_9;`.
@@ -317,13 +311,11 @@ fn sole_entry(body: &[&str], label: &str) -> Option<usize> {
     }
     let defined = body
         .iter()
-        .position(|line| code(line).strip_suffix(':') == Some(label))?;
+        .position(|line| label_definition(line) == Some(label))?;
     let named = body
         .iter()
-        .flat_map(|line| {
-            code(line).split(|c: char| !(c.is_ascii_alphanumeric() || c == '$' || c == '_'))
-        })
-        .filter(|token| *token == label)
+        .flat_map(|line| names(line))
+        .filter(|name| *name == label)
         .count();
     let above = body[..defined]
         .iter()

@@ -1,12 +1,32 @@
-//! Reading the PTX text `llc` writes, line by line, for the rewrites made after it
-//! ([crate::faulting_checks], [crate::declared_block_dims]): functions, their headers and
-//! bodies, and lines without their comments.
+//! Reading the PTX text `llc` writes, line by line, for every pass made after it
+//! ([crate::debug_labels], [crate::faulting_checks], [crate::declared_block_dims]): functions,
+//! their headers and bodies, lines without their comments, the labels lines define and the
+//! names they mention.
 
 use std::ops::Range;
 
 /// A line without its comment and surrounding whitespace.
 pub(crate) fn code(line: &str) -> &str {
     line.split("//").next().unwrap_or(line).trim()
+}
+
+/// The label `line` defines (`$L__BB0_9:`), without its colon.
+pub(crate) fn label_definition(line: &str) -> Option<&str> {
+    code(line).strip_suffix(':')
+}
+
+/// The names `line` mentions outside its comment: registers, labels and symbols (runs of
+/// letters, digits, `_`, `$` and `%`).
+pub(crate) fn names(line: &str) -> impl Iterator<Item = &str> {
+    code(line)
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '$' || c == '_' || c == '%'))
+        .filter(|name| !name.is_empty())
+}
+
+/// Whether a line (as [code] leaves it) is no instruction: blank, a comment, or `.loc` line
+/// info.
+pub(crate) fn is_annotation(line: &str) -> bool {
+    line.is_empty() || line.starts_with(".loc")
 }
 
 /// `ptx` with the body of each function (the lines between its `{` and `}`) replaced by what
@@ -85,5 +105,15 @@ mod tests {
         assert_eq!(seen, [(4, 3)]);
         assert!(out.ends_with(".reqntid 32, 1, 1\n{\n\tnew;\n}\n"), "{out}");
         assert!(out.starts_with(".extern .func (.param .b32 func_retval0) vprintf\n("));
+    }
+
+    #[test]
+    fn labels_names_and_annotations() {
+        assert_eq!(label_definition("$L__BB0_9:  // loop"), Some("$L__BB0_9"));
+        assert_eq!(label_definition("\tbra.uni $L__BB0_9;"), None);
+        let mentioned: Vec<_> = names("\t@%p4 bra $L__BB0_9; // $L__tmp1").collect();
+        assert_eq!(mentioned, ["%p4", "bra", "$L__BB0_9"]);
+        assert!(is_annotation(code("\t.loc 1 7 3  // x")));
+        assert!(!is_annotation(code("\tret;")));
     }
 }
