@@ -72,13 +72,17 @@ fn launches_on_the_gpu() -> Result<(), Box<dyn std::error::Error>> {
         block_dim: (4096, 1, 1),
         shared_mem_bytes: 0,
     };
+    // Refused before the driver sees it (the driver would only say `CUDA_ERROR_INVALID_VALUE`),
+    // with the kernel's own limit.
     let error = module.fill(&stream, too_big, &mut out, 1).unwrap_err();
     assert!(
-        matches!(error, Error::Launch { kernel: "fill", .. }),
+        matches!(error, Error::BadLaunchConfig { kernel: "fill", .. }),
         "{error}"
     );
     assert!(
-        error.to_string().contains("1024 threads per block"),
+        error
+            .to_string()
+            .contains("a block of 4096 threads is more than the"),
         "{error}"
     );
     Ok(())
