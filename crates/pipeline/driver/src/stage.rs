@@ -22,7 +22,7 @@ pub enum Stage {
     LinkLibdevice,
     /// `opt -O3` (`llvm_to_ptx::llvm_codegen`).
     Opt,
-    /// Bounds checks hoisted out of loops and runs of checks merged (`llvm-passes`), then
+    /// Bounds checks hoisted out of loops and runs of checks merged (`llvm_to_ptx::hoist_checks`), then
     /// `opt` again on what changed.
     CheckHoisting,
     /// `llc`: LLVM IR to PTX (`llvm_to_ptx::llvm_codegen`).
