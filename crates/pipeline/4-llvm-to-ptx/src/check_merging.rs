@@ -293,7 +293,7 @@ fn merge_run(
     let mut all = vec![(cond.to_owned(), passes_on_true)];
     all.extend(conds);
     let next = next.to_owned();
-    let (lines, ok) = conjunction(&all, &format!("%oxm{run}"));
+    let (lines, ok) = conjunction(&all, &format!("%oxm{run}"), Join::And);
     let next_has_phis = function
         .blocks
         .iter()
@@ -306,45 +306,22 @@ fn merge_run(
     };
     let block = &mut function.blocks[first];
     block.insts.extend(moved);
-    let Some(Families { families, others }) = found else {
-        block
-            .insts
-            .extend(lines.into_iter().map(|text| Inst { text }));
+    let as_insts = |lines: Vec<String>| lines.into_iter().map(|text| Inst { text });
+    let Some(found) = found else {
+        block.insts.extend(as_insts(lines));
         block.insts.push(Inst {
             text: format!("br i1 {ok}, label %{next}, label %{trap}{metadata}"),
         });
         return;
     };
-    // The fast test: two comparisons per family, and the checks of no family as they are,
-    // joined as `select`s (a part that is poison where an earlier one fails stays harmless).
-    let mut fast_lines = Vec::new();
-    let mut fast: Vec<(String, bool)> = Vec::new();
-    for (f, family) in families.iter().enumerate() {
-        let name = |what: &str| format!("%oxm{run}.f{f}.{what}");
-        let spread = family.spread;
-        let len = &family.len;
-        fast_lines.push(format!("{} = icmp ugt i64 {len}, {spread}", name("wide")));
-        fast_lines.push(format!("{} = sub i64 {len}, {spread}", name("limit")));
-        fast_lines.push(format!(
-            "{} = icmp ult i64 {}, {}",
-            name("inside"),
-            family.least,
-            name("limit")
-        ));
-        fast.push((name("wide"), true));
-        fast.push((name("inside"), true));
-    }
-    fast.extend(others);
-    let (conjoined, fast_ok) = logical_conjunction(&fast, &format!("%oxm{run}.fast"));
-    fast_lines.extend(conjoined);
+    // The fast test passes: every check passes. It fails: the block of every check decides.
+    let (fast_lines, fast_ok) = fast_test(run, found);
     let slow = format!("oxm{run}.slow");
-    block
-        .insts
-        .extend(fast_lines.into_iter().map(|text| Inst { text }));
+    block.insts.extend(as_insts(fast_lines));
     block.insts.push(Inst {
         text: format!("br i1 {fast_ok}, label %{next}, label %{slow}{metadata}"),
     });
-    let mut slow_insts: Vec<Inst> = lines.into_iter().map(|text| Inst { text }).collect();
+    let mut slow_insts: Vec<Inst> = as_insts(lines).collect();
     slow_insts.push(Inst {
         text: format!("br i1 {ok}, label %{next}, label %{trap}{metadata}"),
     });
@@ -352,22 +329,6 @@ fn merge_run(
         label: slow,
         insts: slow_insts,
     });
-}
-
-/// As [conjunction], with `select c, x, false` for each step.
-fn logical_conjunction(checks: &[(String, bool)], prefix: &str) -> (Vec<String>, String) {
-    let (lines, ok) = conjunction(checks, prefix);
-    let lines = lines
-        .into_iter()
-        .map(|line| match line.split_once(" = and i1 ") {
-            Some((name, operands)) => {
-                let (a, b) = operands.split_once(", ").expect("two operands");
-                format!("{name} = select i1 {a}, i1 {b}, i1 false")
-            }
-            None => line,
-        })
-        .collect();
-    (lines, ok)
 }
 
 /// Flags that make an instruction's result poison when a fact fails (`nuw`, `disjoint`, ...).
@@ -389,9 +350,17 @@ fn without_poison_flags(inst: Inst) -> Inst {
     }
 }
 
+/// How a conjunction joins its parts: `and`, or `select c, x, false`, whose result is not
+/// poison when a later part is poison where an earlier one is false.
+#[derive(Clone, Copy)]
+enum Join {
+    And,
+    Select,
+}
+
 /// The instructions that compute the conjunction of `checks` (each a condition and whether
 /// the check passes when it is true), named from `prefix`, and the name of the result.
-fn conjunction(checks: &[(String, bool)], prefix: &str) -> (Vec<String>, String) {
+fn conjunction(checks: &[(String, bool)], prefix: &str, join: Join) -> (Vec<String>, String) {
     let mut lines = Vec::new();
     let mut ok = String::new();
     for (k, (cond, passes_on_true)) in checks.iter().enumerate() {
@@ -406,10 +375,38 @@ fn conjunction(checks: &[(String, bool)], prefix: &str) -> (Vec<String>, String)
             pass
         } else {
             let name = format!("{prefix}.all{k}");
-            lines.push(format!("{name} = and i1 {ok}, {pass}"));
+            lines.push(match join {
+                Join::And => format!("{name} = and i1 {ok}, {pass}"),
+                Join::Select => format!("{name} = select i1 {ok}, i1 {pass}, i1 false"),
+            });
             name
         };
     }
+    (lines, ok)
+}
+
+/// The fast test of a run with families: two comparisons per family (`len > D`, least index
+/// `< len - D`), and the checks of no family as they are. Its instructions and result.
+fn fast_test(run: usize, found: Families) -> (Vec<String>, String) {
+    let mut lines = Vec::new();
+    let mut parts: Vec<(String, bool)> = Vec::new();
+    for (f, family) in found.families.iter().enumerate() {
+        let name = |what: &str| format!("%oxm{run}.f{f}.{what}");
+        let (len, spread) = (&family.len, family.spread);
+        lines.push(format!("{} = icmp ugt i64 {len}, {spread}", name("wide")));
+        lines.push(format!("{} = sub i64 {len}, {spread}", name("limit")));
+        lines.push(format!(
+            "{} = icmp ult i64 {}, {}",
+            name("inside"),
+            family.least,
+            name("limit")
+        ));
+        parts.push((name("wide"), true));
+        parts.push((name("inside"), true));
+    }
+    parts.extend(found.others);
+    let (joined, ok) = conjunction(&parts, &format!("%oxm{run}.fast"), Join::Select);
+    lines.extend(joined);
     (lines, ok)
 }
 
