@@ -492,25 +492,14 @@ struct Families {
 
 /// The parts of a condition that must all hold: through `and` and `select c, x, false`.
 fn conjuncts(defs: &HashMap<&str, &Inst>, cond: &str, depth: u32, out: &mut Vec<(String, bool)>) {
-    let inst = cond.strip_prefix('%').and_then(|name| defs.get(name));
-    let parts = inst.and_then(|inst| match inst.opcode() {
-        "select" => match inst.select_i1()? {
-            (c, x, "false") => Some((c.to_owned(), x.to_owned())),
-            _ => None,
-        },
-        "and" => match inst.typed_operands()? {
-            ("i1", operands) => match operands[..] {
-                [a, b] => Some((a.to_owned(), b.to_owned())),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    });
+    let parts = cond
+        .strip_prefix('%')
+        .and_then(|name| defs.get(name))
+        .and_then(|inst| inst.logical(true));
     match parts {
         Some((a, b)) if depth < 8 => {
-            conjuncts(defs, &a, depth + 1, out);
-            conjuncts(defs, &b, depth + 1, out);
+            conjuncts(defs, a, depth + 1, out);
+            conjuncts(defs, b, depth + 1, out);
         }
         _ => out.push((cond.to_owned(), true)),
     }

@@ -357,6 +357,27 @@ impl Inst {
         let b = parts.next()?.strip_prefix("i1 ")?;
         Some((c, a, b))
     }
+
+    /// The two `i1` operands of a conjunction (`conjunction`: `and i1 a, b`, or
+    /// `select i1 a, i1 b, i1 false` as `opt` writes `a && b`) or of a disjunction (`or i1 a, b`,
+    /// or `select i1 a, i1 true, i1 b`).
+    pub fn logical(&self, conjunction: bool) -> Option<(&str, &str)> {
+        match (self.opcode(), conjunction) {
+            ("and", true) | ("or", false) => match self.typed_operands()? {
+                ("i1", operands) => match operands[..] {
+                    [a, b] => Some((a, b)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            ("select", _) => match (self.select_i1()?, conjunction) {
+                ((c, a, "false"), true) => Some((c, a)),
+                ((c, "true", b), false) => Some((c, b)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 /// Instruction flags that may stand between an opcode and its type.

@@ -804,19 +804,8 @@ impl<'f> Analysis<'f> {
             }
             return;
         };
-        let both = match (inst.opcode(), holds) {
-            ("and", true) | ("or", false) => inst
-                .typed_operands()
-                .filter(|(ty, ops)| *ty == "i1" && ops.len() == 2)
-                .map(|(_, ops)| (ops[0], ops[1])),
-            ("select", _) => inst.select_i1().and_then(|(c, a, b)| match (holds, a, b) {
-                (true, _, "false") => Some((c, a)),
-                (false, "true", _) => Some((c, b)),
-                _ => None,
-            }),
-            _ => None,
-        };
-        if let Some((a, b)) = both {
+        // Both parts of a conjunction that holds, or of a disjunction that fails.
+        if let Some((a, b)) = inst.logical(holds) {
             self.checks(a, holds, requires, proven);
             self.checks(b, holds, requires, proven);
             return;
@@ -1083,18 +1072,9 @@ fn decided(analysis: &Analysis<'_>, cond: &str, proven: &HashMap<String, bool>) 
         "false" => Some(false),
         _ => decided(analysis, operand, proven),
     };
-    let (is_and, a, b) = match inst.opcode() {
-        "and" | "or" => {
-            let (ty, ops) = inst.typed_operands()?;
-            (ty == "i1" && ops.len() == 2).then_some(())?;
-            (inst.opcode() == "and", ops[0], ops[1])
-        }
-        "select" => match inst.select_i1()? {
-            (c, a, "false") => (true, c, a),
-            (c, "true", b) => (false, c, b),
-            _ => return None,
-        },
-        _ => return None,
+    let (is_and, (a, b)) = match inst.logical(true) {
+        Some(parts) => (true, parts),
+        None => (false, inst.logical(false)?),
     };
     match (value(a), value(b)) {
         (Some(x), Some(y)) => Some(if is_and { x && y } else { x || y }),
