@@ -108,22 +108,23 @@ impl<T, const N: usize, const ALIGN: usize> SharedArray<T, N, ALIGN> {
 impl<T, const N: usize, const ALIGN: usize> Index<usize> for SharedArray<T, N, ALIGN> {
     type Output = T;
 
-    /// The element at `index`; an index past the end traps the kernel.
+    /// The element at `index`. The index is checked as an array's is (the same bounds check,
+    /// so the same panic: `index out of bounds: the len is N but the index is I` in a dev
+    /// build, a bare trap, merged with its neighbours or turned into a fault, in a release
+    /// build).
     #[inline]
     fn index(&self, index: usize) -> &T {
-        assert!(index < N, "index out of bounds of a SharedArray");
-        // SAFETY: in bounds; the element lives as long as the array.
-        unsafe { &*self.as_ptr().add(index) }
+        // SAFETY: the storage is `N` elements of `T`, laid out as `[T; N]`.
+        unsafe { &(*self.as_ptr().cast::<[T; N]>())[index] }
     }
 }
 
 impl<T, const N: usize, const ALIGN: usize> IndexMut<usize> for SharedArray<T, N, ALIGN> {
-    /// The element at `index`; an index past the end traps the kernel.
+    /// The element at `index`, checked as in [`Index::index`].
     #[inline]
     fn index_mut(&mut self, index: usize) -> &mut T {
-        assert!(index < N, "index out of bounds of a SharedArray");
-        // SAFETY: in bounds; `self` is borrowed mutably for as long as the element.
-        unsafe { &mut *self.as_mut_ptr().add(index) }
+        // SAFETY: as in `index`; `self` is borrowed mutably for as long as the element.
+        unsafe { &mut (*self.as_mut_ptr().cast::<[T; N]>())[index] }
     }
 }
 

@@ -5,16 +5,19 @@
 //! - [`faulting_checks`] makes a failed check fault at the access it guards instead of
 //!   branching to a trap, which lets ptxas predicate guarded loads;
 //! - [`declared_block_dims`] makes the block-size reads of a kernel with `.reqntid` the
-//!   declared constants.
+//!   declared constants;
+//! - [`back_edges`] makes a loop's back edge the conditional branch of its latch.
 //!
 //! No dependency on pliron: the tests and tools that check PTX link this crate alone.
 
+pub mod back_edges;
 pub mod debug_labels;
 pub mod declared_block_dims;
 pub mod faulting_checks;
 mod ptx_text;
 pub mod ptxas;
 
+pub use back_edges::branch_on_back_edges;
 pub use debug_labels::remove_unreferenced_debug_labels;
 pub use declared_block_dims::fold_declared_block_dims;
 pub use faulting_checks::fault_at_guarded_accesses;

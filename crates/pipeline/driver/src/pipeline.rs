@@ -194,9 +194,10 @@ fn ptx_passes(ptx: String, config: &PipelineConfig, timings: &mut Timings) -> St
     } else {
         ptx
     };
-    timings.time(Stage::DeclaredBlockDims, || {
+    let ptx = timings.time(Stage::DeclaredBlockDims, || {
         ptx_tools::fold_declared_block_dims(&ptx).0
-    })
+    });
+    timings.time(Stage::BackEdges, || ptx_tools::branch_on_back_edges(&ptx).0)
 }
 
 fn print_op(ctx: &Context, op: Ptr<Operation>) -> String {

@@ -36,13 +36,16 @@ pub enum Stage {
     /// Block-size reads of kernels with `.reqntid` made constants
     /// (`ptx_tools::declared_block_dims`).
     DeclaredBlockDims,
+    /// Loop latches that branch back on their condition instead of jumping back after a
+    /// conditional exit (`ptx_tools::back_edges`).
+    BackEdges,
     /// The PTX assembled into a cubin (`ptxas`).
     Ptxas,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 13] = [
+    pub const ALL: [Stage; 14] = [
         Stage::Translate,
         Stage::Verify,
         Stage::Mem2Reg,
@@ -55,6 +58,7 @@ impl Stage {
         Stage::DebugLabels,
         Stage::FaultingChecks,
         Stage::DeclaredBlockDims,
+        Stage::BackEdges,
         Stage::Ptxas,
     ];
 
@@ -73,6 +77,7 @@ impl Stage {
             Stage::DebugLabels => "debug-labels",
             Stage::FaultingChecks => "faulting-checks",
             Stage::DeclaredBlockDims => "block-dims",
+            Stage::BackEdges => "back-edges",
             Stage::Ptxas => "ptxas",
         }
     }
