@@ -14,9 +14,10 @@
 //! 1. A value is *uniform* when every thread of a block computes the same: a constant, a
 //!    kernel parameter, `%ntid`, `%ctaid`, `%nctaid`, or arithmetic on those that cannot be
 //!    poison (no shift by an unknown amount, no division). A value of `w` bits is
-//!    *thread-affine* when it equals `u + cx·tx + cy·ty + cz·tz` modulo `2^w`, `u` uniform
-//!    (read as unsigned) and the `c` constants: the thread indices, sums, differences,
-//!    products and left shifts by constants, disjoint `or`s, `x ^ -1` (`-1 - x`) and
+//!    *thread-affine* when it equals `u + cx·tx + cy·ty + cz·tz` modulo `2^w`, `u` and the
+//!    `c` uniform (leaves read as unsigned; each `c` of a sign its form shows, as in
+//!    `y * width` or `(h - 1 - ty) * 17`): the thread indices, sums, differences, products
+//!    with uniform values, left shifts by constants, disjoint `or`s, `x ^ -1` (`-1 - x`) and
 //!    truncations of those, which all agree with exact arithmetic modulo a power of two. A
 //!    zero or sign extension needs the exact value `u + c·t` in the range its operand's bits
 //!    hold, for every thread: a *requirement*.
@@ -28,8 +29,10 @@
 //!    index with a positive coefficient is at its largest (`ntid - 1`) and those with negative
 //!    ones are 0, and least the other way round: two values to test, as for a requirement.
 //! 3. A kernel with shared memory and a check proven this way gets a new entry block that
-//!    computes these extremes (in 64 bits, or 128 when a value may need more, so nothing
-//!    wraps) and branches to a copy of the kernel in which the proven comparisons are
+//!    computes these extremes in 64 bits, where nothing wraps (a check whose extremes may
+//!    need more, such as a product with a 64-bit length, is left in the copy: the test runs
+//!    in every thread before its first load, and a 128-bit test cost a transpose 35 % of its
+//!    speed), and branches to a copy of the kernel in which the proven comparisons are
 //!    constants when all hold, else to the kernel as it was. The test reads only uniform
 //!    values, so all threads of a block take the same version, and barriers and warp
 //!    operations meet as before. For a tile it folds to one comparison of the block's size
@@ -86,7 +89,14 @@ enum Uniform {
     Value(String, u32),
     Add(Box<Uniform>, Box<Uniform>),
     Sub(Box<Uniform>, Box<Uniform>),
-    Mul(Box<Uniform>, i128),
+    Mul(Box<Uniform>, Box<Uniform>),
+}
+
+/// Which side of zero a uniform value lies on, for every block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sign {
+    NonNegative,
+    NonPositive,
 }
 
 impl Uniform {
@@ -95,72 +105,120 @@ impl Uniform {
             Uniform::Const(c) => 128 - c.unsigned_abs().leading_zeros(),
             Uniform::Value(_, width) => *width,
             Uniform::Add(a, b) | Uniform::Sub(a, b) => a.bits().max(b.bits()) + 1,
-            Uniform::Mul(a, c) => a.bits() + Uniform::Const(*c).bits(),
+            Uniform::Mul(a, b) => a.bits() + b.bits(),
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        *self == Uniform::Const(0)
+    }
+
+    /// The sign, when the expression's form shows it (unsigned leaves are never negative).
+    fn sign(&self) -> Option<Sign> {
+        match self {
+            Uniform::Const(c) if *c >= 0 => Some(Sign::NonNegative),
+            Uniform::Const(_) => Some(Sign::NonPositive),
+            Uniform::Value(..) => Some(Sign::NonNegative),
+            Uniform::Add(a, b) => {
+                let sign = a.sign()?;
+                (sign == b.sign()?).then_some(sign)
+            }
+            Uniform::Sub(a, b) => {
+                let sign = a.sign()?;
+                (sign != b.sign()?).then_some(sign)
+            }
+            Uniform::Mul(a, b) => Some(if a.sign()? == b.sign()? {
+                Sign::NonNegative
+            } else {
+                Sign::NonPositive
+            }),
+        }
+    }
+
+    fn plus(self, other: Uniform) -> Uniform {
+        match (self, other) {
+            (Uniform::Const(x), Uniform::Const(y)) => Uniform::Const(x + y),
+            (a, b) if b.is_zero() => a,
+            (a, b) if a.is_zero() => b,
+            (a, b) => Uniform::Add(Box::new(a), Box::new(b)),
+        }
+    }
+
+    fn minus(self, other: Uniform) -> Uniform {
+        match (self, other) {
+            (Uniform::Const(x), Uniform::Const(y)) => Uniform::Const(x - y),
+            (a, b) if b.is_zero() => a,
+            (a, b) => Uniform::Sub(Box::new(a), Box::new(b)),
+        }
+    }
+
+    fn times(self, other: Uniform) -> Uniform {
+        match (self, other) {
+            (Uniform::Const(x), Uniform::Const(y)) => Uniform::Const(x * y),
+            (a, b) if a.is_zero() || b.is_zero() => Uniform::Const(0),
+            (a, Uniform::Const(1)) | (Uniform::Const(1), a) => a,
+            (a, b) => Uniform::Mul(Box::new(a), Box::new(b)),
         }
     }
 }
 
-/// `base + Σ coef[d] · tid[d]`, exactly.
+/// `base + Σ coef[d] · tid[d]`, modulo `2^width` (see `Analysis::affine_of`).
 #[derive(Clone, Debug)]
 struct Affine {
     base: Uniform,
-    coef: [i128; 3],
+    coef: [Uniform; 3],
 }
 
 impl Affine {
     fn uniform(base: Uniform) -> Self {
-        Affine { base, coef: [0; 3] }
+        Affine {
+            base,
+            coef: [Uniform::Const(0), Uniform::Const(0), Uniform::Const(0)],
+        }
     }
 
     fn depends_on_threads(&self) -> bool {
-        self.coef.iter().any(|&c| c != 0)
+        self.coef.iter().any(|c| !c.is_zero())
     }
 
     fn add(&self, other: &Affine) -> Affine {
         Affine {
-            base: simplify_add(self.base.clone(), other.base.clone()),
-            coef: [0, 1, 2].map(|d| self.coef[d] + other.coef[d]),
+            base: self.base.clone().plus(other.base.clone()),
+            coef: [0, 1, 2].map(|d| self.coef[d].clone().plus(other.coef[d].clone())),
         }
     }
 
     fn sub(&self, other: &Affine) -> Affine {
         Affine {
-            base: match (&self.base, &other.base) {
-                (Uniform::Const(x), Uniform::Const(y)) => Uniform::Const(x - y),
-                (a, Uniform::Const(0)) => a.clone(),
-                (a, b) => Uniform::Sub(Box::new(a.clone()), Box::new(b.clone())),
-            },
-            coef: [0, 1, 2].map(|d| self.coef[d] - other.coef[d]),
+            base: self.base.clone().minus(other.base.clone()),
+            coef: [0, 1, 2].map(|d| self.coef[d].clone().minus(other.coef[d].clone())),
         }
     }
 
-    fn scaled(&self, by: i128) -> Affine {
+    fn scaled(&self, by: &Uniform) -> Affine {
         Affine {
-            base: match &self.base {
-                Uniform::Const(c) => Uniform::Const(c * by),
-                base => Uniform::Mul(Box::new(base.clone()), by),
-            },
-            coef: self.coef.map(|c| c * by),
+            base: self.base.clone().times(by.clone()),
+            coef: [0, 1, 2].map(|d| self.coef[d].clone().times(by.clone())),
         }
     }
 
-    /// Whether the test can compute it in 128 bits without overflow.
-    fn fits(&self) -> bool {
-        // Thread indices are below 1024 (11 bits).
+    /// Whether the test can compute its extremes: every coefficient's sign is known, and no
+    /// value needs more than [MAX_BITS] (thread indices are below 1024: 11 bits).
+    fn testable(&self) -> bool {
         self.base.bits() <= MAX_BITS
             && self
                 .coef
                 .iter()
-                .all(|&c| Uniform::Const(c).bits() + 11 <= MAX_BITS)
+                .all(|c| c.bits() + 11 <= MAX_BITS && c.sign().is_some())
     }
-}
 
-fn simplify_add(a: Uniform, b: Uniform) -> Uniform {
-    match (a, b) {
-        (Uniform::Const(x), Uniform::Const(y)) => Uniform::Const(x + y),
-        (Uniform::Const(0), b) => b,
-        (a, Uniform::Const(0)) => a,
-        (a, b) => Uniform::Add(Box::new(a), Box::new(b)),
+    /// The coefficients, when all are constants.
+    fn constant_coefs(&self) -> Option<[i128; 3]> {
+        let c = |u: &Uniform| match u {
+            Uniform::Const(c) => Some(*c),
+            _ => None,
+        };
+        Some([c(&self.coef[0])?, c(&self.coef[1])?, c(&self.coef[2])?])
     }
 }
 
@@ -171,6 +229,23 @@ enum Condition {
     InRange(Affine, i128, i128),
     /// `0 ≤ x` and `x < y` (`strict`) or `x ≤ y` for every thread, `y` uniform.
     Below(Affine, Uniform, bool),
+}
+
+impl Condition {
+    /// The bits its test needs (thread indices are below 1024: 11 bits, and a sum of four
+    /// terms needs two more than its largest).
+    fn bits(&self) -> u32 {
+        let bits = |value: &Affine| {
+            let coef = value.coef.iter().map(|c| c.bits() + 11);
+            coef.chain([value.base.bits()]).max().unwrap_or(0) + 2
+        };
+        match self {
+            Condition::InRange(value, lo, hi) => bits(value)
+                .max(Uniform::Const(*lo).bits() + 1)
+                .max(Uniform::Const(*hi).bits() + 1),
+            Condition::Below(value, bound, _) => bits(value).max(bound.bits() + 1),
+        }
+    }
 }
 
 /// A thread-affine value and the ranges its computation needs (`InRange` conditions).
@@ -219,12 +294,8 @@ impl<'f> Analysis<'f> {
         };
         if let Some((register, dim)) = special_register(inst) {
             return if register == "tid" {
-                let mut coef = [0; 3];
-                coef[dim] = 1;
-                let tid = Affine {
-                    base: Uniform::Const(0),
-                    coef,
-                };
+                let mut tid = Affine::uniform(Uniform::Const(0));
+                tid.coef[dim] = Uniform::Const(1);
                 Some((tid, Vec::new()))
             } else if UNIFORM_REGISTERS.contains(&register) {
                 let value = Uniform::Value(format!("%{name}"), width);
@@ -269,16 +340,14 @@ impl<'f> Analysis<'f> {
             "add" => a.add(&b),
             "or" if disjoint => a.add(&b),
             "sub" => a.sub(&b),
-            "mul" => match (constant(&a), constant(&b)) {
-                (_, Some(c)) => a.scaled(c),
-                (Some(c), _) => b.scaled(c),
-                _ if !a.depends_on_threads() && !b.depends_on_threads() => {
-                    return self.uniform_leaf(name, width);
-                }
-                _ => return None,
+            "mul" => match (a.depends_on_threads(), b.depends_on_threads()) {
+                (false, false) => return self.uniform_leaf(name, width),
+                (true, false) => a.scaled(&b.base),
+                (false, true) => b.scaled(&a.base),
+                (true, true) => return None,
             },
             "shl" => match constant(&b) {
-                Some(k) if (0..i128::from(width)).contains(&k) => a.scaled(1 << k),
+                Some(k) if (0..i128::from(width)).contains(&k) => a.scaled(&Uniform::Const(1 << k)),
                 _ => return None,
             },
             // `x ^ -1` is `-1 - x`.
@@ -290,7 +359,7 @@ impl<'f> Analysis<'f> {
             }
             _ => return None,
         };
-        if !result.fits() {
+        if !result.testable() {
             return None;
         }
         if result.depends_on_threads() {
@@ -496,8 +565,16 @@ fn version_kernel(function: &mut Function) -> bool {
             Uniform::Const(c) => Uniform::Const(c.rem_euclid(1i128 << width)),
             other => other,
         };
+        let below = Condition::Below(x, bound, strict);
+        // The test runs in every thread before anything else: a check whose test needs
+        // 128-bit arithmetic (a product with a 64-bit length, `y * width + x < len`) costs
+        // more there than it saves, and stays in the copy (where it faults instead, if it
+        // guards a global access).
+        if requires.iter().chain([&below]).any(|c| c.bits() >= 64) {
+            continue;
+        }
         conditions.extend(requires);
-        conditions.push(Condition::Below(x, bound, strict));
+        conditions.push(below);
         proven.push(check);
     }
     if proven.is_empty() {
@@ -509,19 +586,11 @@ fn version_kernel(function: &mut Function) -> bool {
     true
 }
 
-/// Whether `value` is never negative: no negative coefficient, and a base that is a sum of
-/// unsigned values and nonnegative constants.
+/// Whether `value` is never negative: no coefficient and no base below zero.
 fn nonnegative(value: &Affine) -> bool {
-    fn sum_of_unsigned(base: &Uniform) -> bool {
-        match base {
-            Uniform::Const(c) => *c >= 0,
-            Uniform::Value(..) => true,
-            Uniform::Add(a, b) => sum_of_unsigned(a) && sum_of_unsigned(b),
-            Uniform::Mul(a, c) => *c >= 0 && sum_of_unsigned(a),
-            Uniform::Sub(..) => false,
-        }
-    }
-    value.coef.iter().all(|&c| c >= 0) && sum_of_unsigned(&value.base)
+    std::iter::once(&value.base)
+        .chain(&value.coef)
+        .all(|u| u.sign() == Some(Sign::NonNegative))
 }
 
 /// Whether `condition`, a range, follows from a check among `conditions`: a check `x < c`
@@ -541,8 +610,11 @@ fn implied(condition: &Condition, conditions: &[Condition]) -> bool {
         && nonnegative(value)
         && conditions.iter().any(|other| match other {
             Condition::Below(x, Uniform::Const(bound), strict) => {
+                let (Some(xc), Some(vc)) = (x.constant_coefs(), value.constant_coefs()) else {
+                    return false;
+                };
                 matches!(x.base, Uniform::Const(b) if b >= base)
-                    && (0..3).all(|d| x.coef[d] >= value.coef[d])
+                    && (0..3).all(|d| xc[d] >= vc[d])
                     && if *strict { bound <= hi } else { bound < hi }
             }
             _ => false,
@@ -561,20 +633,7 @@ struct Test<'a, 'f> {
 impl<'a, 'f> Test<'a, 'f> {
     /// A test of `conditions`, computed in 64 bits when none of its values needs more.
     fn new(analysis: &'a Analysis<'f>, conditions: &[Condition]) -> Self {
-        let bits = |value: &Affine| {
-            let coef = value.coef.iter().map(|&c| Uniform::Const(c).bits() + 11);
-            coef.chain([value.base.bits()]).max().unwrap_or(0) + 2
-        };
-        let needed = conditions
-            .iter()
-            .map(|condition| match condition {
-                Condition::InRange(value, lo, hi) => bits(value)
-                    .max(Uniform::Const(*lo).bits() + 1)
-                    .max(Uniform::Const(*hi).bits() + 1),
-                Condition::Below(value, bound, _) => bits(value).max(bound.bits() + 1),
-            })
-            .max()
-            .unwrap_or(0);
+        let needed = conditions.iter().map(Condition::bits).max().unwrap_or(0);
         Test {
             analysis,
             lines: Vec::new(),
@@ -637,17 +696,23 @@ impl<'a, 'f> Test<'a, 'f> {
         name
     }
 
-    /// The largest (`most`) or least value of `value` over the block's threads, as an `i128`.
+    /// The largest (`most`) or least value of `value` over the block's threads: each thread
+    /// index at `ntid - 1` where its coefficient's sign makes the value larger (smaller), else
+    /// at 0 (`Affine::testable` made sure every sign is known).
     fn extreme(&mut self, value: &Affine, most: bool) -> String {
         let mut sum = self.uniform(&value.base);
-        for (dim, &coef) in value.coef.iter().enumerate() {
-            if coef == 0 || (coef > 0) != most {
+        for (dim, coef) in value.coef.iter().enumerate() {
+            let grows = coef.sign() == Some(Sign::NonNegative);
+            if coef.is_zero() || grows != most {
                 continue;
             }
             let last = self.last_thread(dim);
             let term = match coef {
-                1 => last,
-                _ => self.instruction(format!("mul {} {last}, {coef}", self.wide)),
+                Uniform::Const(1) => last,
+                coef => {
+                    let coef = self.uniform(coef);
+                    self.instruction(format!("mul {} {last}, {coef}", self.wide))
+                }
             };
             sum = match sum.as_str() {
                 "0" => term,
@@ -657,7 +722,7 @@ impl<'a, 'f> Test<'a, 'f> {
         sum
     }
 
-    /// `ntid - 1` in dimension `dim`, as an `i128`.
+    /// `ntid - 1` in dimension `dim`.
     fn last_thread(&mut self, dim: usize) -> String {
         let axis = ["x", "y", "z"][dim];
         let size = self.instruction(format!("call i32 @llvm.nvvm.read.ptx.sreg.ntid.{axis}()"));
@@ -665,7 +730,7 @@ impl<'a, 'f> Test<'a, 'f> {
         self.instruction(format!("sub {} {wide}, 1", self.wide))
     }
 
-    /// `uniform` computed as an `i128` (its leaves read as unsigned).
+    /// `uniform` computed in the test's type (its leaves read as unsigned).
     fn uniform(&mut self, uniform: &Uniform) -> String {
         match uniform {
             Uniform::Const(c) => c.to_string(),
@@ -682,9 +747,9 @@ impl<'a, 'f> Test<'a, 'f> {
                 let (a, b) = (self.uniform(a), self.uniform(b));
                 self.instruction(format!("{op} {} {a}, {b}", self.wide))
             }
-            Uniform::Mul(a, c) => {
-                let a = self.uniform(a);
-                self.instruction(format!("mul {} {a}, {c}", self.wide))
+            Uniform::Mul(a, b) => {
+                let (a, b) = (self.uniform(a), self.uniform(b));
+                self.instruction(format!("mul {} {a}, {b}", self.wide))
             }
         }
     }
@@ -880,17 +945,22 @@ declare void @llvm.trap()
         }
     }
 
-    /// A length read from a parameter is compared as its unsigned 64-bit value, so the test
-    /// is computed in 128 bits.
+    /// A check against a 64-bit length would need a 128-bit test: it stays in the copy, and
+    /// the tile checks are still proven.
     #[test]
-    fn a_check_against_a_parameter_is_tested_in_128_bits() {
+    fn a_check_against_a_64_bit_length_stays_in_the_copy() {
         let ll = tile_kernel(PLAIN_INDEX).replace(
             "%fok = icmp ugt i64 272, %fwide",
             "%fok = icmp ult i64 %fwide, %n",
         );
         let (out, kernels) = version_on_block_size(&ll);
         assert_eq!(kernels, 1);
-        assert!(out.contains("zext i64 %n to i128"), "{out}");
+        assert!(!out.contains("i128"), "{out}");
+        assert!(
+            out.contains("%oxt.fok = icmp ult i64 %oxt.fwide, %n"),
+            "{out}"
+        );
+        assert!(out.contains("%oxt.ok = icmp eq i1 true, true"), "{out}");
     }
 
     /// Through `opt` and `llc`: the copy's tile accesses have no branch to the trap, and the
