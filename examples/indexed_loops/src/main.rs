@@ -16,10 +16,10 @@
 //! (the dev profile), with a fault in a release build. [`BREAK_BEFORE_END`] is the loop whose
 //! test fails but which leaves before its first bad index: it must not stop.
 
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use cuda_host::{Error, LaunchConfig, cuda_module, synchronize};
-use example_support::{Gpu, Rng, check, gpu, run_example};
+use example_support::{Gpu, Rng, case_in_own_process, check, gpu, run_example, stop_verdict};
 
 /// The loops, shared by the kernels and the CPU reference. `t` is the thread's index.
 pub mod loops {
@@ -208,13 +208,7 @@ fn main() -> ExitCode {
     run_example("indexed_loops", |gpu| {
         let mut ok = in_bounds(gpu)?;
         for name in OUT_OF_BOUNDS.iter().chain([&BREAK_BEFORE_END]) {
-            let output = std::env::current_exe()
-                .and_then(|exe| Command::new(exe).args([CASE, name]).output())?;
-            print!("{}", String::from_utf8_lossy(&output.stdout));
-            if !output.status.success() {
-                println!("FAIL {name}: {}", String::from_utf8_lossy(&output.stderr));
-                ok = false;
-            }
+            ok &= case_in_own_process(&[CASE, name], name)?;
         }
         Ok(ok)
     })
@@ -461,35 +455,7 @@ fn run_case(name: &str) -> ExitCode {
             "the kernel ran to its end; the CPU panicked with {expected:?}"
         )))
     };
-    let ok = match run() {
-        Ok(None) => true,
-        Ok(Some(why)) => {
-            println!("FAIL {name}: {why}");
-            false
-        }
-        Err(Error::KernelPanic { panic, .. }) if cfg!(debug_assertions) => {
-            let ok = panic.message.starts_with("index out of bounds");
-            println!(
-                "{} {name}: {} at {}:{}",
-                if ok { "ok  " } else { "FAIL" },
-                panic.message,
-                panic.file,
-                panic.line
-            );
-            ok
-        }
-        Err(Error::KernelFault { kernel, .. }) if !cfg!(debug_assertions) => {
-            println!("ok   {name}: `{kernel}` stopped with a fault (release: no panic messages)");
-            true
-        }
-        Err(error) => {
-            println!("FAIL {name}: {error}");
-            false
-        }
-    };
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    stop_verdict(name, run(), |message| {
+        message.starts_with("index out of bounds")
+    })
 }

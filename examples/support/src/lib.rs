@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 use std::process::ExitCode;
 
-use cuda_host::{CudaContext, CudaStream, LaunchConfig};
+use cuda_host::{CudaContext, CudaStream, Error, LaunchConfig};
 
 /// A small xorshift64* generator: reproducible inputs without a dependency.
 pub struct Rng(u64);
@@ -178,5 +178,62 @@ pub fn blocks_of(threads_per_block: u32, n: usize) -> LaunchConfig {
         grid_dim: ((n as u32).div_ceil(threads_per_block), 1, 1),
         block_dim: (threads_per_block, 1, 1),
         shared_mem_bytes: 0,
+    }
+}
+
+/// Runs this program again with `args` (a case that may break its CUDA context), prints what
+/// it printed, and says whether it succeeded (its standard error goes into a `FAIL` line for
+/// `name` when it did not).
+pub fn case_in_own_process(args: &[&str], name: &str) -> std::io::Result<bool> {
+    let output = std::env::current_exe()
+        .and_then(|exe| std::process::Command::new(exe).args(args).output())?;
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    if !output.status.success() {
+        println!("FAIL {name}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(output.status.success())
+}
+
+/// The verdict, printed as `ok` or `FAIL`, on a case run in a process of its own because it
+/// may stop its kernel at a failed check (the CUDA context is unusable afterwards).
+/// `outcome` is `Ok(None)` when the case ran as it should, `Ok(Some(why))` when it did not
+/// (a case meant to stop: it ran to its end), and an error is right when it is the check's
+/// panic with a message `expected` accepts, in a build with panic messages (the dev profile),
+/// or a fault of the kernel in a release build.
+pub fn stop_verdict(
+    name: &str,
+    outcome: Result<Option<String>, Error>,
+    expected: impl Fn(&str) -> bool,
+) -> ExitCode {
+    let ok = match outcome {
+        Ok(None) => true,
+        Ok(Some(why)) => {
+            println!("FAIL {name}: {why}");
+            false
+        }
+        Err(Error::KernelPanic { panic, .. }) if cfg!(debug_assertions) => {
+            let ok = expected(&panic.message);
+            println!(
+                "{} {name}: {} at {}:{}",
+                if ok { "ok  " } else { "FAIL" },
+                panic.message,
+                panic.file,
+                panic.line
+            );
+            ok
+        }
+        Err(Error::KernelFault { kernel, .. }) if !cfg!(debug_assertions) => {
+            println!("ok   {name}: `{kernel}` stopped with a fault (release: no panic messages)");
+            true
+        }
+        Err(error) => {
+            println!("FAIL {name}: {error}");
+            false
+        }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

@@ -10,10 +10,10 @@
 //! than the tile indexes past its end and must stop, with the panic message in a build with
 //! panic messages (the dev profile), with a fault in a release build.
 
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use cuda_host::{Error, LaunchConfig, cuda_module, synchronize};
-use example_support::{Gpu, Rng, check, gpu, run_example};
+use example_support::{Gpu, Rng, case_in_own_process, check, gpu, run_example, stop_verdict};
 
 /// Rows and padded columns of the tile: 16 rows of 17 (a block of at most 17 × 16 threads).
 pub const ROWS: usize = 16;
@@ -97,6 +97,9 @@ mod kernels {
 
 const CASE: &str = "--case";
 
+/// The case whose blocks are one row taller than the tile.
+const TALLER: &str = "taller_than_the_tile";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, name] = args.as_slice()
@@ -106,19 +109,7 @@ fn main() -> ExitCode {
     }
     run_example("thread_tiles", |gpu| {
         let mut ok = in_bounds(gpu)?;
-        let output = std::env::current_exe().and_then(|exe| {
-            Command::new(exe)
-                .args([CASE, "taller_than_the_tile"])
-                .output()
-        })?;
-        print!("{}", String::from_utf8_lossy(&output.stdout));
-        if !output.status.success() {
-            println!(
-                "FAIL taller_than_the_tile: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            ok = false;
-        }
+        ok &= case_in_own_process(&[CASE, TALLER], TALLER)?;
         Ok(ok)
     })
 }
@@ -193,36 +184,9 @@ fn run_case(name: &str) -> ExitCode {
         module.flip_rows(s, launch(2, w, h), &s.clone_htod(&x)?, &mut out)?;
         synchronize(s)
     };
-    let ok = match run() {
-        Ok(()) => {
-            println!("FAIL {name}: the kernel ran to its end past its tile");
-            false
-        }
-        Err(Error::KernelPanic { panic, .. }) if cfg!(debug_assertions) => {
-            let expected = format!("the len is {} but the index is", ROWS * COLS);
-            let ok = panic.message.starts_with("index out of bounds")
-                && panic.message.contains(&expected);
-            println!(
-                "{} {name}: {} at {}:{}",
-                if ok { "ok  " } else { "FAIL" },
-                panic.message,
-                panic.file,
-                panic.line
-            );
-            ok
-        }
-        Err(Error::KernelFault { kernel, .. }) if !cfg!(debug_assertions) => {
-            println!("ok   {name}: `{kernel}` stopped with a fault (release: no panic messages)");
-            true
-        }
-        Err(error) => {
-            println!("FAIL {name}: {error}");
-            false
-        }
-    };
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    let expected = format!("the len is {} but the index is", ROWS * COLS);
+    let outcome = run().map(|()| Some("the kernel ran to its end past its tile".to_owned()));
+    stop_verdict(name, outcome, |message| {
+        message.starts_with("index out of bounds") && message.contains(&expected)
+    })
 }

@@ -49,7 +49,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ll_text::{Function, Inst, Piece, parse_module, write_module};
-use crate::loop_versioning::{COPY_IS_LIKELY, Cfg, LOOP_ID_OF_COPY, fresh_loop_ids};
+use crate::loop_versioning::{
+    COPY_IS_LIKELY, Cfg, LOOP_ID_OF_COPY, fresh_loop_ids, int_width, inverse,
+};
 
 /// Largest kernel (in instructions) that is copied.
 pub const MAX_INSTRUCTIONS: usize = 2000;
@@ -438,11 +440,6 @@ fn special_register(inst: &Inst) -> Option<(&str, usize)> {
     Some((register, dim))
 }
 
-fn int_width(ty: &str) -> Option<u32> {
-    let width: u32 = ty.strip_prefix('i')?.parse().ok()?;
-    (1..=64).contains(&width).then_some(width)
-}
-
 /// A comparison a check needs: the `icmp`'s name, and the value it must have when the check
 /// passes.
 struct Check {
@@ -452,13 +449,11 @@ struct Check {
 
 /// The checks of `function`: comparisons that branches to failure blocks need, with the
 /// operands they compare (`x <u y`, strict or not) and the value the `icmp` has on success.
-fn checks(function: &Function, cfg: &Cfg) -> Vec<(Check, String, String, bool, u32)> {
-    let defs: HashMap<&str, &Inst> = function
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter_map(|inst| Some((inst.result()?, inst)))
-        .collect();
+fn checks(
+    function: &Function,
+    cfg: &Cfg,
+    defs: &HashMap<&str, &Inst>,
+) -> Vec<(Check, String, String, bool, u32)> {
     let index = function.block_index();
     let mut found = Vec::new();
     let mut seen = HashSet::new();
@@ -494,7 +489,7 @@ fn checks(function: &Function, cfg: &Cfg) -> Vec<(Check, String, String, bool, u
             };
             let (a, b) = (*a, *b);
             // The predicate that holds on success, then `x < y` or `x ≤ y`.
-            let pred = if needed { pred } else { opposite(pred) };
+            let pred = if needed { pred } else { inverse(pred) };
             let (x, y, strict) = match pred {
                 "ult" => (a, b, true),
                 "ule" => (a, b, false),
@@ -520,17 +515,6 @@ fn checks(function: &Function, cfg: &Cfg) -> Vec<(Check, String, String, bool, u
     found
 }
 
-/// The predicate that holds exactly when `pred` does not.
-fn opposite(pred: &str) -> &str {
-    match pred {
-        "ult" => "uge",
-        "uge" => "ult",
-        "ule" => "ugt",
-        "ugt" => "ule",
-        other => other,
-    }
-}
-
 /// Versions `function` when it qualifies; whether it did.
 fn version_kernel(function: &mut Function) -> bool {
     let instructions: usize = function.blocks.iter().map(|b| b.insts.len()).sum();
@@ -551,7 +535,7 @@ fn version_kernel(function: &mut Function) -> bool {
     let mut analysis = Analysis::new(function);
     let mut proven: Vec<Check> = Vec::new();
     let mut conditions: Vec<Condition> = Vec::new();
-    for (check, x, y, strict, width) in checks(function, &cfg) {
+    for (check, x, y, strict, width) in checks(function, &cfg, &analysis.defs) {
         let (Some((x, requires)), Some((y, _))) =
             (analysis.affine(&x, width), analysis.affine(&y, width))
         else {

@@ -526,7 +526,7 @@ struct Analysis<'f> {
     visiting: HashSet<String>,
 }
 
-fn int_width(ty: &str) -> Option<u32> {
+pub(crate) fn int_width(ty: &str) -> Option<u32> {
     let width: u32 = ty.strip_prefix('i')?.parse().ok()?;
     (1..=64).contains(&width).then_some(width)
 }
@@ -978,7 +978,7 @@ fn swapped(pred: &str) -> &'static str {
 }
 
 /// `!(a pred b)` as `a pred' b`.
-fn inverse(pred: &str) -> &'static str {
+pub(crate) fn inverse(pred: &str) -> &'static str {
     match pred {
         "eq" => "ne",
         "ne" => "eq",

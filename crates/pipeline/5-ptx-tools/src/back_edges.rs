@@ -27,7 +27,9 @@
 
 use std::collections::HashMap;
 
-use crate::ptx_text::{code, is_annotation, label_definition, names, rewrite_bodies};
+use crate::ptx_text::{
+    CondBranch, code, is_annotation, jump_target, label_definition, names, rewrite_bodies,
+};
 
 /// `ptx` with each pair of branches described in the module docs rewritten, and how many
 /// were.
@@ -39,27 +41,6 @@ pub fn branch_on_back_edges(ptx: &str) -> (String, usize) {
         (!edits.is_empty()).then(|| apply(body, &edits))
     });
     (out, total)
-}
-
-/// A conditional branch, `@%p bra L;` or `@!%p bra L;`: its guard and target.
-fn cond_branch(line: &str) -> Option<(&str, &str)> {
-    let rest = code(line).strip_prefix('@')?;
-    let (guard, rest) = rest.split_once(char::is_whitespace)?;
-    let target = rest.trim().strip_prefix("bra")?;
-    let target = target.strip_prefix(".uni").unwrap_or(target);
-    Some((guard, target.trim().strip_suffix(';')?.trim()))
-}
-
-/// The target of an unconditional branch (`bra.uni L;` or `bra L;`).
-fn jump_target(line: &str) -> Option<&str> {
-    let line = code(line);
-    let rest = line
-        .strip_prefix("bra.uni")
-        .or_else(|| line.strip_prefix("bra"))?;
-    rest.starts_with(char::is_whitespace)
-        .then(|| rest.trim().strip_suffix(';'))
-        .flatten()
-        .map(str::trim)
 }
 
 /// The integer comparison that holds exactly when `cmp` does not.
@@ -120,7 +101,7 @@ fn edits_of(body: &[&str]) -> Vec<HashMap<usize, String>> {
     let next_code = |from: usize| (from..body.len()).find(|&i| !is_annotation(code(body[i])));
     let mut edits = Vec::new();
     for (at, line) in body.iter().enumerate() {
-        let Some((guard, target)) = cond_branch(line) else {
+        let Some(branch) = CondBranch::parse(line) else {
             continue;
         };
         let Some(jump_at) = next_code(at + 1) else {
@@ -131,12 +112,13 @@ fn edits_of(body: &[&str]) -> Vec<HashMap<usize, String>> {
         };
         let after = next_code(jump_at + 1).and_then(|i| label_definition(body[i]));
         let is_back_edge = |label: &str| defined_at.get(label).is_some_and(|&i| i <= at);
+        let target = branch.target;
         let falls_through = after == Some(target);
         if !falls_through && !(is_back_edge(jump) && !is_back_edge(target)) {
             continue;
         }
         // The predicate's comparison, in this block, used by this branch alone.
-        let predicate = guard.trim_start_matches('!');
+        let predicate = branch.predicate;
         let Some(setp_at) = (0..at)
             .rev()
             .take_while(|&i| label_definition(body[i]).is_none())
@@ -151,14 +133,13 @@ fn edits_of(body: &[&str]) -> Vec<HashMap<usize, String>> {
             continue;
         }
         let mut edit = HashMap::from([(setp_at, flipped)]);
-        let branch = format!("\t@{guard} bra \t{jump};\n");
-        if falls_through {
-            edit.insert(at, branch);
-            edit.insert(jump_at, String::new());
+        edit.insert(at, format!("\t@{} bra \t{jump};\n", branch.guard()));
+        let exit = if falls_through {
+            String::new()
         } else {
-            edit.insert(at, branch);
-            edit.insert(jump_at, format!("\tbra.uni \t{target};\n"));
-        }
+            format!("\tbra.uni \t{target};\n")
+        };
+        edit.insert(jump_at, exit);
         edits.push(edit);
     }
     edits

@@ -39,7 +39,7 @@
 //! directly (mapped host memory) could show their writes; `CUDA_OXIDE_FAULTING_CHECKS=0` keeps
 //! the traps.
 
-use crate::ptx_text::{code, is_annotation, label_definition, names, rewrite_bodies};
+use crate::ptx_text::{CondBranch, code, is_annotation, label_definition, names, rewrite_bodies};
 
 /// Register name prefix of the selected addresses, one `.reg .b64 %oxfault<N>` per function.
 const FAULT_REG: &str = "%oxfault";
@@ -73,7 +73,7 @@ fn rewrite_body(body: &[&str]) -> (String, usize) {
     let mut removed = Vec::new();
     let mut selections: Vec<Selection> = Vec::new();
     for (at, line) in body.iter().enumerate() {
-        let Some(branch) = TrapBranch::parse(line) else {
+        let Some(branch) = CondBranch::parse(line) else {
             continue;
         };
         if !traps.contains(&branch.target) {
@@ -134,34 +134,6 @@ fn trap_labels<'a>(body: &[&'a str]) -> Vec<&'a str> {
     labels
 }
 
-/// `@%p4 bra $L__BB0_9;` or `@!%p4 bra.uni $L__BB0_9;`.
-struct TrapBranch<'a> {
-    predicate: &'a str,
-    negated: bool,
-    target: &'a str,
-}
-
-impl<'a> TrapBranch<'a> {
-    fn parse(line: &'a str) -> Option<TrapBranch<'a>> {
-        let rest = code(line).strip_prefix('@')?;
-        let (negated, rest) = match rest.strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, rest),
-        };
-        let (predicate, rest) = rest.split_once(char::is_whitespace)?;
-        let rest = rest.trim_start();
-        let rest = rest
-            .strip_prefix("bra.uni")
-            .or_else(|| rest.strip_prefix("bra"))?;
-        let target = rest.trim().split(';').next()?.trim();
-        (predicate.starts_with("%p") && target.starts_with("$L")).then_some(TrapBranch {
-            predicate,
-            negated,
-            target,
-        })
-    }
-}
-
 /// How far above a selected fault address the other accesses of its selection may reach:
 /// they touch the first page of the address space, which is never mapped.
 const FAULT_PAGE: i64 = 4096;
@@ -214,7 +186,7 @@ impl Selection {
 /// fall into it) continues the stretch there: `llc` often places the block of a guarded load
 /// away from its check. Empty when the stretch holds no access, or when one of its accesses is
 /// not through a register address.
-fn guarded_accesses(body: &[&str], at: usize, branch: &TrapBranch<'_>) -> Vec<Selection> {
+fn guarded_accesses(body: &[&str], at: usize, branch: &CondBranch<'_>) -> Vec<Selection> {
     let mut selections: Vec<Selection> = Vec::new();
     // The selections later accesses may still join: their base has not been written since.
     let mut open: Vec<usize> = Vec::new();

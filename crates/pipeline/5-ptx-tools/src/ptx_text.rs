@@ -1,6 +1,6 @@
 //! Reading the PTX text `llc` writes, line by line, for every pass made after it
 //! ([crate::debug_labels], [crate::faulting_checks], [crate::declared_block_dims],
-//! [crate::back_edges]): functions,
+//! [crate::back_edges]): functions, branches,
 //! their headers and bodies, lines without their comments, the labels lines define and the
 //! names they mention.
 
@@ -28,6 +28,45 @@ pub(crate) fn names(line: &str) -> impl Iterator<Item = &str> {
 /// info.
 pub(crate) fn is_annotation(line: &str) -> bool {
     line.is_empty() || line.starts_with(".loc")
+}
+
+/// A conditional branch, `@%p4 bra $L__BB0_9;` or `@!%p4 bra.uni $L__BB0_9;`.
+pub(crate) struct CondBranch<'a> {
+    pub predicate: &'a str,
+    pub negated: bool,
+    pub target: &'a str,
+}
+
+impl<'a> CondBranch<'a> {
+    pub fn parse(line: &'a str) -> Option<CondBranch<'a>> {
+        let rest = code(line).strip_prefix('@')?;
+        let (negated, rest) = match rest.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        let (predicate, rest) = rest.split_once(char::is_whitespace)?;
+        let target = jump_target(rest.trim_start())?;
+        predicate.starts_with("%p").then_some(CondBranch {
+            predicate,
+            negated,
+            target,
+        })
+    }
+
+    /// The guard as written: `%p4` or `!%p4`.
+    pub fn guard(&self) -> String {
+        format!("{}{}", if self.negated { "!" } else { "" }, self.predicate)
+    }
+}
+
+/// The label an unguarded branch goes to (`bra.uni $L__BB0_9;` or `bra $L__BB0_9;`).
+pub(crate) fn jump_target(line: &str) -> Option<&str> {
+    let line = code(line);
+    let rest = line
+        .strip_prefix("bra.uni")
+        .or_else(|| line.strip_prefix("bra"))?;
+    let target = rest.trim().split(';').next()?.trim();
+    (rest.starts_with(char::is_whitespace) && target.starts_with("$L")).then_some(target)
 }
 
 /// `ptx` with the body of each function (the lines between its `{` and `}`) replaced by what
@@ -116,5 +155,19 @@ mod tests {
         assert_eq!(mentioned, ["%p4", "bra", "$L__BB0_9"]);
         assert!(is_annotation(code("\t.loc 1 7 3  // x")));
         assert!(!is_annotation(code("\tret;")));
+    }
+
+    #[test]
+    fn branches() {
+        let branch = CondBranch::parse("\t@!%p4 bra.uni \t$L__BB0_9; // x").expect("a branch");
+        assert_eq!(
+            (branch.predicate, branch.negated, branch.target),
+            ("%p4", true, "$L__BB0_9")
+        );
+        assert_eq!(branch.guard(), "!%p4");
+        assert!(CondBranch::parse("\tbra.uni \t$L__BB0_9;").is_none());
+        assert_eq!(jump_target("\tbra.uni \t$L__BB0_2;"), Some("$L__BB0_2"));
+        assert_eq!(jump_target("\tbra \t$L__BB0_2;"), Some("$L__BB0_2"));
+        assert_eq!(jump_target("\tbrev.b32 \t%r1, %r2;"), None);
     }
 }
