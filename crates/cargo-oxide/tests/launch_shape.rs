@@ -145,24 +145,27 @@ fn a_block_shape_becomes_reqntid_and_bounds_the_thread_indices() {
     // The same tile code: its bounds checks (the index compared with the tile's 256 elements)
     // are proved away with the shape; its `blockDim_x()` is the constant. Without it, the
     // kernel is versioned on its block's size (`llvm_to_ptx::block_versioning`): the checked
-    // kernel keeps both checks, the copy run when the block fits the tile drops the store's
-    // (`tile[ty * 32 + tx]`) and keeps the load's (`tile[255 - (ty * 32 + tx)]`, which `opt`
-    // writes with `xor`, not an affine form).
+    // kernel, a function the kernel calls when the block does not fit the tile, keeps both
+    // checks; the kernel's copy drops the store's (`tile[ty * 32 + tx]`) and keeps the load's
+    // (`tile[255 - (ty * 32 + tx)]`, which `opt` writes with `xor`, not an affine form).
     let tile_checks = |code: &str| {
         code.lines()
             .filter(|line| line.contains("setp") && line.trim_end().ends_with(", 256;"))
             .count()
     };
     let undeclared = entry_body(&ptx, "tile_undeclared");
-    let copy_at = undeclared.find("// %oxt.entry").expect("a versioned copy");
-    let checked_at = undeclared.find("// %entry\n").expect("the checked kernel");
-    assert!(copy_at < checked_at, "{undeclared}");
-    assert_eq!(tile_checks(&undeclared[checked_at..]), 2, "{undeclared}");
-    assert_eq!(
-        tile_checks(&undeclared[copy_at..checked_at]),
-        1,
+    let undeclared = &undeclared[..undeclared.find("\n}\n").expect("the kernel's end")];
+    assert!(
+        undeclared.contains("call.uni __oxide_checked_tile_undeclared"),
         "{undeclared}"
     );
+    assert_eq!(tile_checks(undeclared), 1, "{undeclared}");
+    let checked = ptx
+        .rfind(".func __oxide_checked_tile_undeclared(")
+        .map(|at| &ptx[at..])
+        .expect("the checked kernel");
+    let checked = &checked[..checked.find("\n}\n").expect("its end")];
+    assert_eq!(tile_checks(checked), 2, "{checked}");
     assert_eq!(
         tile_checks(entry_body(&ptx, "tile_declared")),
         0,

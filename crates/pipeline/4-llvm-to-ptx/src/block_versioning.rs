@@ -33,7 +33,11 @@
 //!    need more, such as a product with a 64-bit length, is left in the copy: the test runs
 //!    in every thread before its first load, and a 128-bit test cost a transpose 35 % of its
 //!    speed), and branches to a copy of the kernel in which the proven comparisons are
-//!    constants when all hold, else to the kernel as it was. The test reads only uniform
+//!    constants when all hold, else calls the kernel as it was, moved into a function of its
+//!    own (`__oxide_checked_<kernel>`, `noinline`): with both versions in one function, ptxas
+//!    predicated the guarded loads of one of them only (SASS), and the copy's were branched
+//!    around one at a time. A kernel whose parameters are not all plain scalars and pointers
+//!    keeps both versions in itself. The test reads only uniform
 //!    values, so all threads of a block take the same version, and barriers and warp
 //!    operations meet as before. For a tile it folds to one comparison of the block's size
 //!    (`17 * ntid.y + ntid.x < 290`).
@@ -41,6 +45,8 @@
 //! What the transformation preserves: each thread runs the same operations in either version,
 //! and a comparison is a constant in the copy only when it has that value for every thread
 //! of the block. The test's values are recomputed in the entry block without poison flags.
+//! The moved kernel loses its debug locations (one subprogram per function); its panics keep
+//! their messages and `file:line`, which are values.
 //! Cost: the kernel's code doubles; only kernels of at most [MAX_INSTRUCTIONS] instructions,
 //! with shared memory (the tiles that global-memory checks, which fault instead of branching
 //! after `llc`, cannot help) and no `alloca`, are copied.
@@ -48,7 +54,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ll_text::{Function, Inst, Piece, parse_module, write_module};
+use crate::ll_text::{Block, Function, Inst, Piece, parse_module, write_module};
 use crate::loop_versioning::{
     COPY_IS_LIKELY, Cfg, LOOP_ID_OF_COPY, fresh_loop_ids, int_width, inverse,
 };
@@ -70,15 +76,21 @@ const MAX_BITS: u32 = 120;
 pub fn version_on_block_size(ll: &str) -> (String, usize) {
     let mut pieces = parse_module(ll);
     let mut total = 0;
+    let mut checked_kernels = Vec::new();
     for piece in &mut pieces {
         if let Piece::Function(function) = piece
-            && version_kernel(function)
+            && let Some(checked) = version_kernel(function)
         {
             total += 1;
+            checked_kernels.extend(checked);
         }
     }
     if total == 0 {
         return (ll.to_owned(), 0);
+    }
+    for checked in checked_kernels {
+        pieces.push(Piece::Text("\n".to_owned()));
+        pieces.push(Piece::Function(checked));
     }
     (fresh_loop_ids(write_module(&pieces)), total)
 }
@@ -515,8 +527,9 @@ fn checks(
     found
 }
 
-/// Versions `function` when it qualifies; whether it did.
-fn version_kernel(function: &mut Function) -> bool {
+/// Versions `function` when it qualifies: `None` when it does not, else the checked kernel as
+/// a function of its own when it could be moved out (see [outline_checked]).
+fn version_kernel(function: &mut Function) -> Option<Option<Function>> {
     let instructions: usize = function.blocks.iter().map(|b| b.insts.len()).sum();
     let text = function.to_text();
     if !function.header.starts_with("define ptx_kernel ")
@@ -529,7 +542,7 @@ fn version_kernel(function: &mut Function) -> bool {
             .flat_map(|b| &b.insts)
             .any(|inst| inst.opcode() == "alloca")
     {
-        return false;
+        return None;
     }
     let cfg = Cfg::new(function);
     let mut analysis = Analysis::new(function);
@@ -562,12 +575,11 @@ fn version_kernel(function: &mut Function) -> bool {
         proven.push(check);
     }
     if proven.is_empty() {
-        return false;
+        return None;
     }
     let test = Test::new(&analysis, &conditions);
     let (lines, ok) = test.emit(&conditions);
-    apply(function, &proven, lines, &ok);
-    true
+    Some(apply(function, &proven, lines, &ok))
 }
 
 /// Whether `value` is never negative: no coefficient and no base below zero.
@@ -768,8 +780,15 @@ impl<'a, 'f> Test<'a, 'f> {
 }
 
 /// Gives `function` the new entry block (`lines`, then a branch on `ok`) and the copy of its
-/// blocks with the `proven` comparisons constants.
-fn apply(function: &mut Function, proven: &[Check], mut lines: Vec<String>, ok: &str) {
+/// blocks with the `proven` comparisons constants. The checked blocks move into a function of
+/// their own that the kernel calls when the test fails, when [outline_checked] can make one
+/// (returned); otherwise they stay in the kernel beside the copy.
+fn apply(
+    function: &mut Function,
+    proven: &[Check],
+    mut lines: Vec<String>,
+    ok: &str,
+) -> Option<Function> {
     let defined: HashSet<String> = function
         .blocks
         .iter()
@@ -813,15 +832,153 @@ fn apply(function: &mut Function, proven: &[Check], mut lines: Vec<String>, ok: 
     }
     let entry = function.blocks[0].label.clone();
     let copy_entry = rename(&entry).expect("the entry label is defined");
+    let checked = outline_checked(function);
+    let otherwise = match &checked {
+        Some(_) => format!("{PREFIX}checked"),
+        None => entry,
+    };
     lines.push(format!(
-        "br i1 {ok}, label %{copy_entry}, label %{entry}{COPY_IS_LIKELY}"
+        "br i1 {ok}, label %{copy_entry}, label %{otherwise}{COPY_IS_LIKELY}"
     ));
-    let test = crate::ll_text::Block {
+    let test = Block {
         label: format!("{PREFIX}test"),
         insts: lines.into_iter().map(|text| Inst { text }).collect(),
     };
-    function.blocks.insert(0, test);
-    function.blocks.extend(copies);
+    match &checked {
+        Some((_, call)) => {
+            let call_block = Block {
+                label: format!("{PREFIX}checked"),
+                insts: vec![
+                    Inst { text: call.clone() },
+                    Inst {
+                        text: "ret void".to_owned(),
+                    },
+                ],
+            };
+            function.blocks = std::iter::once(test)
+                .chain(copies)
+                .chain([call_block])
+                .collect();
+        }
+        None => {
+            function.blocks.insert(0, test);
+            function.blocks.extend(copies);
+        }
+    }
+    checked.map(|(function, _)| function)
+}
+
+/// The checked kernel, `function`'s blocks as they are, as an internal `noinline` function
+/// (`__oxide_checked_<kernel>`), and the call the kernel makes to it: ptxas then compiles the
+/// copy alone in the kernel (with both in one function it predicated the guarded loads of one
+/// of them only, and transpose's copy branched around each). The moved blocks lose their debug
+/// locations (a function has one subprogram); panics keep their messages and `file:line`,
+/// which are values, not debug information. `None` when a parameter's type is not a plain
+/// scalar or pointer (`byval` and the like stay in the kernel).
+fn outline_checked(function: &Function) -> Option<(Function, String)> {
+    let header = &function.header;
+    let name_at = header.find(" @")? + 2;
+    let open = name_at + header[name_at..].find('(')?;
+    let name = &header[name_at..open];
+    let mut depth = 0;
+    let close = open
+        + header[open..].char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+    let params = &header[open + 1..close];
+    let mut args = Vec::new();
+    if !params.trim().is_empty() {
+        let mut depth = 0;
+        let mut start = 0;
+        let mut pieces = Vec::new();
+        for (i, c) in params.char_indices() {
+            match c {
+                '(' | '{' | '<' | '[' => depth += 1,
+                ')' | '}' | '>' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    pieces.push(&params[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        pieces.push(&params[start..]);
+        for param in pieces {
+            let param = param.trim();
+            if ["byval", "sret", "inalloca", "preallocated", "byref"]
+                .iter()
+                .any(|a| param.contains(a))
+            {
+                return None;
+            }
+            let value = param.rsplit(' ').next()?;
+            let ty = if let Some(rest) = param.strip_prefix("ptr addrspace(") {
+                format!("ptr addrspace({}", &rest[..=rest.find(')')?])
+            } else {
+                let first = param.split(' ').next()?;
+                let scalar = first == "ptr"
+                    || int_width(first).is_some()
+                    || ["half", "bfloat", "float", "double"].contains(&first);
+                if !scalar {
+                    return None;
+                }
+                first.to_owned()
+            };
+            if !value.starts_with('%') {
+                return None;
+            }
+            args.push(format!("{ty} {value}"));
+        }
+    }
+    let callee = format!("@__oxide_checked_{}", name.trim_matches('"'));
+    let location = function
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .find_map(|inst| {
+            let at = inst.text.find(", !dbg !")?;
+            let id = &inst.text[at + ", !dbg ".len()..];
+            Some(id.split([',', ' ']).next()?.to_owned())
+        });
+    let call = format!(
+        "call void {callee}({}){}",
+        args.join(", "),
+        location.map_or(String::new(), |l| format!(", !dbg {l}"))
+    );
+    let without_debug = |inst: &Inst| -> Option<Inst> {
+        let text = &inst.text;
+        if text.starts_with("#dbg_") || text.contains("@llvm.dbg.") {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(", !dbg !") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + ", !dbg !".len()..];
+            let len = after.bytes().take_while(u8::is_ascii_digit).count();
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        Some(Inst { text: out })
+    };
+    let blocks = function
+        .blocks
+        .iter()
+        .map(|block| Block {
+            label: block.label.clone(),
+            insts: block.insts.iter().filter_map(without_debug).collect(),
+        })
+        .collect();
+    let checked = Function {
+        header: format!("define internal void {callee}({params}) noinline {{"),
+        blocks,
+    };
+    Some((checked, call))
 }
 
 #[cfg(test)]
@@ -962,11 +1119,25 @@ declare void @llvm.trap()
             .llc(&codegen.opt(&versioned).expect("opt"))
             .expect("ptx");
         assert!(plain.contains("271"), "{plain}");
-        // `17 * (ntid.y - 1) + ntid.x - 1 < 272`, as `opt` folds it.
-        assert!(ptx.contains("17, %") && ptx.contains("290;"), "{ptx}");
-        let copy = &ptx[ptx.find("// %oxt.").expect("the copy")..];
-        let copy = &copy[..copy.find("ret;").expect("its end")];
-        assert!(!copy.contains("271"), "{ptx}");
-        assert!(ptx.contains("trap;"), "{ptx}");
+        // The kernel: the test (`17 * (ntid.y - 1) + ntid.x - 1 < 272`, as `opt` folds it),
+        // the copy, and a call of the checked kernel, a function of its own.
+        let kernel_at = ptx.find(".visible .entry flip(").expect("the kernel");
+        let checked_at = ptx
+            .find(".func __oxide_checked_flip(")
+            .expect("the checked kernel");
+        assert!(kernel_at < checked_at, "{ptx}");
+        let kernel = &ptx[kernel_at..checked_at];
+        let checked = &ptx[checked_at..];
+        assert!(kernel.contains("17, %") && kernel.contains("289;"), "{ptx}");
+        assert!(kernel.contains("call.uni __oxide_checked_flip"), "{ptx}");
+        assert!(
+            !kernel.contains("271") && !kernel.contains("trap;"),
+            "{ptx}"
+        );
+        assert_eq!(checked.matches("271;").count(), 2, "{ptx}");
+        assert!(
+            checked.contains("trap;") && checked.contains("bar.sync"),
+            "{ptx}"
+        );
     }
 }
