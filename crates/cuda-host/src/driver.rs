@@ -50,6 +50,9 @@ impl From<InitFailure> for Error {
 
 /// Loads and initialises the driver, once per process.
 pub fn init() -> Result<(), Error> {
+    if cuda_cpu::requested() {
+        cuda_cpu::install().map_err(|e| Error::CpuDevice(e.to_string()))?;
+    }
     static STATE: OnceLock<Result<(), InitFailure>> = OnceLock::new();
     let state = STATE.get_or_init(|| {
         if !library_present() {

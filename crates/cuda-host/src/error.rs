@@ -15,9 +15,23 @@ pub enum Error {
     #[error(
         "the CUDA driver library (libcuda.so.1) could not be loaded: this machine has no NVIDIA \
          driver, or it is not on the loader's path. Install the NVIDIA driver, or add the \
-         directory holding libcuda.so.1 to LD_LIBRARY_PATH"
+         directory holding libcuda.so.1 to LD_LIBRARY_PATH. Without a GPU, the CPU device runs \
+         the same kernels: set CUDA_OXIDE_DEVICE=cpu (`cargo oxide run --cpu`)"
     )]
     NoDriver,
+
+    /// The CPU device (`CUDA_OXIDE_DEVICE=cpu`) could not take the driver's place.
+    #[error("the CPU device (CUDA_OXIDE_DEVICE=cpu) could not start: {0}")]
+    CpuDevice(String),
+
+    /// The CPU device cannot load a crate's kernels.
+    #[error("the CPU device cannot load the kernels of crate `{crate_name}`: {reason}")]
+    CpuImage {
+        /// The crate whose module was loaded.
+        crate_name: &'static str,
+        /// Why.
+        reason: String,
+    },
 
     /// The driver is older than the API version cuda-host is built against.
     #[error(

@@ -12,6 +12,9 @@ use cudarc::driver::sys;
 /// then resolves to that same library, so the process holds the driver under the name that CUDA's
 /// own runtime uses and that cuda-gdb looks for.
 pub(crate) fn library_present() -> bool {
+    if cuda_cpu::installed() {
+        return true;
+    }
     static PRESENT: OnceLock<bool> = OnceLock::new();
     *PRESENT.get_or_init(|| {
         // SAFETY: loading the NVIDIA driver library runs no initialisation with requirements

@@ -72,6 +72,8 @@ pub enum ModuleImage {
     Cubin,
     /// The PTX, which the driver compiled for this GPU when loading it.
     Ptx,
+    /// The kernels' CPU flavour, run by the CPU device (`CUDA_OXIDE_DEVICE=cpu`).
+    Cpu,
 }
 
 // SAFETY: driver handles may be used from any thread once their context is bound there, and
@@ -111,6 +113,49 @@ impl PtxModule {
             return Ok(module);
         }
         Self::load(ctx, crate_name, ptx)
+    }
+
+    /// [`PtxModule::load_embedded`], or on the CPU device (`CUDA_OXIDE_DEVICE=cpu`) the
+    /// crate's CPU image: the address of the image table the backend linked into the binary.
+    pub fn load_embedded_or_cpu(
+        ctx: &CudaContext,
+        crate_name: &'static str,
+        ptx: &CStr,
+        cubin: &[u8],
+        cpu_image: *const c_void,
+    ) -> Result<Self, Error> {
+        if cuda_cpu::installed() {
+            return Self::load_cpu(ctx, crate_name, cpu_image);
+        }
+        Self::load_embedded(ctx, crate_name, ptx, cubin)
+    }
+
+    /// Loads the CPU image table at `table` on the CPU device.
+    fn load_cpu(
+        ctx: &CudaContext,
+        crate_name: &'static str,
+        table: *const c_void,
+    ) -> Result<Self, Error> {
+        cuda_cpu::image::check(table).map_err(|reason| Error::CpuImage { crate_name, reason })?;
+        let ctx = Arc::clone(ctx.cudarc());
+        ctx.bind_to_thread()
+            .map_err(|e| classify(e, "binding the context to this thread"))?;
+        let mut module = std::ptr::null_mut();
+        // SAFETY: an image table the check accepted, linked into the binary for good.
+        unsafe { sys::cuModuleLoadData(&mut module, table) }
+            .result()
+            .map_err(|e| classify(e, "cuModuleLoadData (the CPU image)"))?;
+        let panic = crate::panic::attach(ctx.cu_ctx() as usize, module)
+            .map_err(|e| classify(e, "allocating the module's panic record"))?;
+        Ok(PtxModule {
+            handle: Arc::new(ModuleHandle {
+                ctx,
+                module,
+                crate_name,
+                panic,
+                image: ModuleImage::Cpu,
+            }),
+        })
     }
 
     /// Loads `cubin` on `ctx`; `None` if the driver refuses it (the caller falls back to PTX).
@@ -160,6 +205,12 @@ impl PtxModule {
     /// when it refuses, the error carries the driver's JIT log. `crate_name` names the module
     /// in messages.
     pub fn load(ctx: &CudaContext, crate_name: &'static str, ptx: &CStr) -> Result<Self, Error> {
+        if cuda_cpu::installed() {
+            return Err(Error::CpuImage {
+                crate_name,
+                reason: "the CPU device runs the kernels compiled into the binary, not PTX".into(),
+            });
+        }
         let ctx = Arc::clone(ctx.cudarc());
         ctx.bind_to_thread()
             .map_err(|e| classify(e, "binding the context to this thread"))?;

@@ -338,6 +338,7 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
     let ptx_len_symbol = ptx_len_symbol(&tag);
     let cubin_symbol = reserved_oxide_symbols::cubin_symbol(&tag);
     let cubin_len_symbol = reserved_oxide_symbols::cubin_len_symbol(&tag);
+    let cpu_image_symbol = reserved_oxide_symbols::cpu_image_symbol(&tag);
     let host = quote!(::cuda_host);
 
     let names: Vec<&Ident> = kernels.iter().map(|k| &k.name).collect();
@@ -394,13 +395,24 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
 
         /// Loads the module that `cargo oxide` embedded in this binary on `ctx`: the cubin
         /// when the GPU is of the architecture it was built for (nothing to compile), else the
-        /// PTX (the driver compiles it), and looks up the kernels of this module in it.
+        /// PTX (the driver compiles it); on the CPU device (`CUDA_OXIDE_DEVICE=cpu`), the
+        /// kernels' CPU flavour linked into the binary. Then looks up the kernels of this module.
         #[allow(dead_code)]
         pub fn load(
             ctx: &#host::CudaContext,
         ) -> ::core::result::Result<Module, #host::Error> {
+            unsafe extern "C" {
+                #[link_name = #cpu_image_symbol]
+                static CUDA_OXIDE_CPU_IMAGE: u8;
+            }
             let (ptx, cubin) = embedded()?;
-            let module = #host::PtxModule::load_embedded(ctx, #crate_name, ptx, cubin)?;
+            let module = #host::PtxModule::load_embedded_or_cpu(
+                ctx,
+                #crate_name,
+                ptx,
+                cubin,
+                (&raw const CUDA_OXIDE_CPU_IMAGE).cast(),
+            )?;
             from_module(&module)
         }
 

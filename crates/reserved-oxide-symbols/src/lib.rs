@@ -218,6 +218,19 @@ pub fn cubin_len_symbol(tag: &str) -> String {
     format!("{CUBIN_LEN_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
 }
 
+/// The symbol of a crate's CPU image table: the kernels compiled for the CPU device, which
+/// the host's runtime loads under `CUDA_OXIDE_DEVICE=cpu` (its layout is
+/// `llvm_export::cpu_image`'s; a first `u64` of 0 when the build made no CPU flavour).
+///
+/// # Panics
+/// If `tag` is not eight lowercase hex digits.
+pub fn cpu_image_symbol(tag: &str) -> String {
+    assert!(is_tag(tag), "`{tag}` is not an 8-digit lowercase hex tag");
+    format!("{CPU_IMAGE_SYMBOL_STEM}{tag}{PTX_SYMBOL_SUFFIX}")
+}
+
+/// The start of [`cpu_image_symbol`].
+pub const CPU_IMAGE_SYMBOL_STEM: &str = "cuda_oxide_cpu_";
 /// The start of [`cubin_symbol`].
 pub const CUBIN_SYMBOL_STEM: &str = "cuda_oxide_cubin_";
 /// The start of [`cubin_len_symbol`].

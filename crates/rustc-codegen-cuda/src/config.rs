@@ -69,6 +69,10 @@ pub struct CudaCodegenConfig {
     /// `CUDA_OXIDE_CHECK_HOISTING`: `0` (anything not truthy) keeps every check where `opt`
     /// leaves it; unset or truthy, checks are hoisted (see [CudaCodegenConfig::check_hoisting]).
     pub check_hoisting: Option<bool>,
+    /// `CUDA_OXIDE_CPU`: `0` (anything not truthy) builds no CPU flavour of the kernels; unset
+    /// or truthy, the host binary also carries them compiled for the CPU device (see
+    /// [CudaCodegenConfig::cpu_flavour]).
+    pub cpu_flavour: Option<bool>,
 }
 
 impl CudaCodegenConfig {
@@ -95,6 +99,7 @@ impl CudaCodegenConfig {
             faulting_checks: non_empty("CUDA_OXIDE_FAULTING_CHECKS").map(|v| is_truthy(&v)),
             check_hoisting: non_empty("CUDA_OXIDE_CHECK_HOISTING").map(|v| is_truthy(&v)),
             device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
+            cpu_flavour: non_empty("CUDA_OXIDE_CPU").map(|v| is_truthy(&v)),
         }
     }
 
@@ -144,6 +149,12 @@ impl CudaCodegenConfig {
     /// `CUDA_OXIDE_CHECK_HOISTING` turns it off.
     pub fn check_hoisting(&self) -> bool {
         self.check_hoisting.unwrap_or(true)
+    }
+
+    /// Whether the kernels are also compiled for the CPU device (`CUDA_OXIDE_DEVICE=cpu` at run
+    /// time, `docs/cpu.md`). On unless `CUDA_OXIDE_CPU` turns it off.
+    pub fn cpu_flavour(&self) -> bool {
+        self.cpu_flavour.unwrap_or(true)
     }
 
     /// The GPU architecture to compile for.

@@ -27,7 +27,7 @@ use crate::crate_rules::ALLOWED_CRATES_HELP;
 pub fn codegen_device_code<'tcx>(
     tcx: TyCtxt<'tcx>,
     config: &CudaCodegenConfig,
-) -> Option<(String, Vec<u8>)> {
+) -> Option<(String, Vec<u8>, Option<Vec<u8>>)> {
     let started = Instant::now();
     let roots = collector::find_roots(tcx);
     if roots.is_empty() {
@@ -76,6 +76,13 @@ pub fn codegen_device_code<'tcx>(
             device_formats: device_code.formats,
             faulting_checks: config.faulting_checks(),
             check_hoisting: config.check_hoisting(),
+            cpu: config.cpu_flavour().then(|| device_pipeline::CpuTarget {
+                triple: tcx.sess.target.llvm_target.to_string(),
+                data_layout: tcx.sess.target.data_layout.to_string(),
+                table_symbol: reserved_oxide_symbols::cpu_image_symbol(
+                    &reserved_oxide_symbols::crate_tag(&crate_name),
+                ),
+            }),
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
             device_debug,
             // rustc's working directory, which cargo makes the workspace root: the spans'
@@ -127,7 +134,19 @@ pub fn codegen_device_code<'tcx>(
                 Vec::new()
             }
         };
-        Ok(Some((output.ptx, cubin)))
+        let cpu_object = match output.cpu_object {
+            device_pipeline::CpuObject::Built(object) => Some(object),
+            device_pipeline::CpuObject::NotAsked => None,
+            device_pipeline::CpuObject::Failed(why) => {
+                tcx.dcx().warn(format!(
+                    "cuda-oxide could not compile the kernels of crate `{crate_name}` for the CPU \
+                     device: {why}. The GPU code is unaffected; under CUDA_OXIDE_DEVICE=cpu this \
+                     crate's module does not load"
+                ));
+                None
+            }
+        };
+        Ok(Some((output.ptx, cubin, cpu_object)))
     });
     if config.show_rustc_mir {
         // Printing rustc's MIR asks rustc for "trimmed" paths, which it only allows when the

@@ -27,7 +27,7 @@ use object::{
     Architecture, BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind, SymbolScope,
 };
 use reserved_oxide_symbols::{
-    crate_tag, cubin_len_symbol, cubin_symbol, ptx_len_symbol, ptx_symbol,
+    cpu_image_symbol, crate_tag, cubin_len_symbol, cubin_symbol, ptx_len_symbol, ptx_symbol,
 };
 use rustc_abi::Endian;
 use rustc_codegen_ssa::{CompiledModule, ModuleKind};
@@ -44,6 +44,9 @@ pub struct EmbeddedPtx {
     pub ptx: String,
     /// The PTX assembled for the build's architecture, empty when `ptxas` was not found.
     pub cubin: Vec<u8>,
+    /// The kernels compiled for the CPU device (a host object defining the image table), when
+    /// the build made them.
+    pub cpu_object: Option<Vec<u8>>,
 }
 
 /// What rustc's LLVM backend returned from `codegen_crate`, plus the PTX to add when joining.
@@ -100,6 +103,7 @@ pub fn ptx_object(
     tag: &str,
     ptx: &str,
     cubin: &[u8],
+    cpu_image: bool,
 ) -> Result<Vec<u8>, EmbedError> {
     let mut obj = Object::new(target.format, target.architecture, target.endian);
     // Its own section on ELF (`.rodata.cuda_oxide_ptx`), so that `--gc-sections` drops it from
@@ -135,6 +139,11 @@ pub fn ptx_object(
     let image: &[u8] = if cubin.is_empty() { &[0] } else { cubin };
     let cubin_symbol = obj.add_symbol(symbol(cubin_symbol(tag)));
     obj.add_symbol_data(cubin_symbol, section, image, 16);
+    if !cpu_image {
+        // No CPU flavour: an image table whose version (0) says so.
+        let table = obj.add_symbol(symbol(cpu_image_symbol(tag)));
+        obj.add_symbol_data(table, section, &[0; 8], 8);
+    }
 
     if target.format == BinaryFormat::Elf {
         // Without this note, GNU ld assumes the object needs an executable stack and gives the
@@ -181,10 +190,30 @@ pub fn compiled_module(
     ptx: &EmbeddedPtx,
 ) -> Result<CompiledModule, EmbedError> {
     let target = object_target(sess)?;
-    let bytes = ptx_object(&target, &crate_tag(&ptx.crate_name), &ptx.ptx, &ptx.cubin)?;
-    let name = "cuda-oxide-ptx";
+    let bytes = ptx_object(
+        &target,
+        &crate_tag(&ptx.crate_name),
+        &ptx.ptx,
+        &ptx.cubin,
+        ptx.cpu_object.is_some(),
+    )?;
+    object_module(outputs, "cuda-oxide-ptx", &bytes)
+}
+
+/// Writes the CPU flavour's object next to the crate's other codegen units, as one more
+/// compiled module (it defines the image table the `#[cuda_module]` code refers to).
+pub fn cpu_module(outputs: &OutputFilenames, object: &[u8]) -> Result<CompiledModule, EmbedError> {
+    object_module(outputs, "cuda-oxide-cpu", object)
+}
+
+/// `bytes` written as the object of a codegen unit named `name`.
+fn object_module(
+    outputs: &OutputFilenames,
+    name: &str,
+    bytes: &[u8],
+) -> Result<CompiledModule, EmbedError> {
     let path = outputs.temp_path_for_cgu(OutputType::Object, name);
-    write(&path, &bytes)?;
+    write(&path, bytes)?;
     Ok(CompiledModule {
         name: name.to_owned(),
         kind: ModuleKind::Regular,
@@ -244,7 +273,7 @@ mod tests {
     #[test]
     fn elf_object_holds_the_ptx_and_its_length() {
         let tag = crate_tag("vecadd");
-        let bytes = ptx_object(&host_elf(), &tag, PTX, b"\x7fELF cubin").unwrap();
+        let bytes = ptx_object(&host_elf(), &tag, PTX, b"\x7fELF cubin", false).unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         assert_eq!(file.format(), BinaryFormat::Elf);
         assert_eq!(
@@ -280,7 +309,7 @@ mod tests {
                 architecture,
                 endian: Endianness::Little,
             };
-            let bytes = ptx_object(&target, "0badf00d", PTX, &[]).unwrap();
+            let bytes = ptx_object(&target, "0badf00d", PTX, &[], false).unwrap();
             let file = object::File::parse(&*bytes).unwrap();
             assert_eq!(file.format(), format);
             // Mach-O adds the C prefix `_`; the symbol is what C code calls `cuda_oxide_ptx_...`.
@@ -300,7 +329,7 @@ mod tests {
             endian: Endianness::Big,
             ..host_elf()
         };
-        let bytes = ptx_object(&big, "0badf00d", PTX, &[]).unwrap();
+        let bytes = ptx_object(&big, "0badf00d", PTX, &[], false).unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         let len = symbol_bytes(&file, &ptx_len_symbol("0badf00d"), 8);
         assert_eq!(len, (PTX.len() as u64).to_be_bytes());
@@ -320,7 +349,7 @@ mod tests {
         let object_path = dir.join("ptx.o");
         std::fs::write(
             &object_path,
-            ptx_object(&host_elf(), &tag, PTX, &[]).unwrap(),
+            ptx_object(&host_elf(), &tag, PTX, &[], false).unwrap(),
         )
         .unwrap();
         let source = format!(

@@ -125,12 +125,13 @@ impl CodegenBackend for CudaCodegenBackend {
         let ptx = device_codegen::codegen_device_code(tcx, &self.config);
         let ongoing = self.llvm.codegen_crate(tcx);
         match ptx {
-            Some((ptx, cubin)) => Box::new(OngoingWithPtx {
+            Some((ptx, cubin, cpu_object)) => Box::new(OngoingWithPtx {
                 ongoing,
                 ptx: EmbeddedPtx {
                     crate_name: tcx.crate_name(LOCAL_CRATE).to_string(),
                     ptx,
                     cubin,
+                    cpu_object,
                 },
             }),
             None => ongoing,
@@ -151,12 +152,25 @@ impl CodegenBackend for CudaCodegenBackend {
         let (mut compiled, work_products) =
             self.llvm
                 .join_codegen(with_ptx.ongoing, sess, outputs, crate_info);
+        let cpu = with_ptx
+            .ptx
+            .cpu_object
+            .as_ref()
+            .map(|object| embed::cpu_module(outputs, object));
         match embed::compiled_module(sess, outputs, &with_ptx.ptx) {
             Ok(module) => compiled.modules.push(module),
             Err(e) => sess.dcx().fatal(format!(
                 "cuda-oxide could not embed the PTX of crate `{}`: {e}",
                 with_ptx.ptx.crate_name
             )),
+        }
+        match cpu {
+            Some(Ok(module)) => compiled.modules.push(module),
+            Some(Err(e)) => sess.dcx().fatal(format!(
+                "cuda-oxide could not embed the CPU flavour of crate `{}`: {e}",
+                with_ptx.ptx.crate_name
+            )),
+            None => {}
         }
         (compiled, work_products)
     }

@@ -36,6 +36,7 @@ use crate::{
     abi::{build_prologue, entry_param_attrs},
     convert::{MirToLlvm, enclosing_function},
     error::{LoweringError, OpError},
+    flavour::Flavour,
     globals::lower_globals,
     types::{function_type, value_type},
 };
@@ -51,6 +52,15 @@ use crate::{
 /// the module are declared from the type of their calls, and the libdevice functions that math
 /// ops call (`__nv_sinf`, ...) from their operands.
 pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), LoweringError> {
+    lower_mir_to_llvm_for(ctx, module, Flavour::Gpu)
+}
+
+/// [lower_mir_to_llvm] for the machine `flavour` names.
+pub fn lower_mir_to_llvm_for(
+    ctx: &mut Context,
+    module: ModuleOp,
+    flavour: Flavour,
+) -> Result<(), LoweringError> {
     dialect_mir::register(ctx);
     dialect_nvvm::register(ctx);
     let global_spaces = lower_globals(ctx, module)?;
@@ -65,7 +75,10 @@ pub fn lower_mir_to_llvm(ctx: &mut Context, module: ModuleOp) -> Result<(), Lowe
         let reads_volatile = volatile_readers.contains(&func.get_symbol_name(ctx).to_string());
         replace_function(ctx, func, reads_volatile)?;
     }
-    let mut conversion = MirToLlvm { global_spaces };
+    let mut conversion = MirToLlvm {
+        global_spaces,
+        flavour,
+    };
     apply_dialect_conversion(ctx, &mut conversion, module.get_operation()).map_err(
         |err| match err.err.downcast_ref::<LoweringError>() {
             Some(lowering) => lowering.clone(),

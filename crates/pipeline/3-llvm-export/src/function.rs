@@ -19,6 +19,7 @@ use nvptx_attrs::is_kernel;
 use crate::{
     attrs::{attrs_text, linkage_text},
     const_expr::inline_constant,
+    cpu_image::CpuKernel,
     debug_info::{location_name, source_pos},
     error::ExportError,
     module_state::ModuleState,
@@ -92,7 +93,8 @@ impl FunctionWriter<'_> {
             .map(|a| attrs_text(ctx, &mut self.state.types, &a))
             .transpose()?
             .unwrap_or_default();
-        let cc = if kernel { "ptx_kernel " } else { "" };
+        let cpu = self.state.cpu.is_some();
+        let cc = if kernel && !cpu { "ptx_kernel " } else { "" };
         let res_text = self.ty(res)?;
 
         if func.is_declaration(ctx) {
@@ -100,6 +102,14 @@ impl FunctionWriter<'_> {
                 .iter()
                 .map(|a| self.ty(*a))
                 .collect::<Result<Vec<_>, _>>()?;
+            if let Some(cpu) = &mut self.state.cpu
+                && !var_arg
+            {
+                // Called through a slot the CPU runtime fills (see [crate::cpu_image]).
+                cpu.thunk(llvm_name, &res_text, &params);
+                self.out = String::new();
+                return Ok(());
+            }
             if var_arg {
                 params.push("...".into());
             }
@@ -143,7 +153,9 @@ impl FunctionWriter<'_> {
         self.name_everything(&blocks)?;
         self.cfg.name_trampolines(&mut self.names);
 
+        let linkage = if cpu { "internal ".to_owned() } else { linkage };
         let mut header = vec![];
+        let mut cpu_params = vec![];
         for (index, (ty, p)) in args.iter().zip(&params).enumerate() {
             // A grid constant's attributes (`byval`, `nvvm.grid_constant`) replace the
             // aliasing facts of the parameter attribute list.
@@ -154,6 +166,13 @@ impl FunctionWriter<'_> {
                 None => String::new(),
             };
             header.push(format!("{}{attrs} {}", self.ty(*ty)?, self.opd(*p)?));
+            cpu_params.push((self.ty(*ty)?, attrs));
+        }
+        if kernel && let Some(cpu) = &mut self.state.cpu {
+            cpu.kernels.push(CpuKernel {
+                llvm_name: llvm_name.to_owned(),
+                params: cpu_params,
+            });
         }
         if var_arg {
             header.push("...".into());

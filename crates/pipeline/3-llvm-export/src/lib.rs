@@ -15,6 +15,7 @@
 //!   parameter attributes set with `nvptx_attrs::set_param_attrs` follow each parameter's
 //!   type;
 //! - intrinsics called with `llvm.call_intrinsic` are declared at the end of the module;
+//! - with [`ExportOptions::cpu`], the module is the CPU device's flavour ([`cpu_image`]);
 //! - with [`ExportOptions::debug`], the ops' source locations become debug metadata
 //!   ([`debug_info`]), from which `llc` writes `.file`/`.loc` into the PTX.
 //!
@@ -26,6 +27,7 @@
 mod attrs;
 mod const_expr;
 mod constants;
+pub mod cpu_image;
 pub mod debug_info;
 mod error;
 mod function;
@@ -37,6 +39,7 @@ mod phi;
 mod symbols;
 mod types;
 
+pub use cpu_image::{CPU_DYNAMIC_SHARED_BYTES, CPU_IMAGE_VERSION, CpuImage};
 pub use debug_info::DeviceDebug;
 pub use error::ExportError;
 pub use module::{

@@ -21,6 +21,7 @@ use pliron_llvm::{
 use crate::{
     attrs::{linkage_text, type_of},
     constants::ConstWriter,
+    cpu_image::{CPU_DYNAMIC_SHARED_BYTES, CpuGlue, CpuImage, ExposedGlobal},
     debug_info::{DebugInfo, DeviceDebug, source_pos},
     error::ExportError,
     function::write_function,
@@ -49,6 +50,9 @@ pub struct ExportOptions {
     /// The directory that relative source paths in the ops' locations are relative to (the
     /// compiler's working directory).
     pub comp_dir: PathBuf,
+    /// Write the CPU device's flavour ([crate::cpu_image]) instead of the GPU's; the triple
+    /// and data layout are then the host's.
+    pub cpu: Option<CpuImage>,
 }
 
 impl Default for ExportOptions {
@@ -58,6 +62,7 @@ impl Default for ExportOptions {
             data_layout: NVPTX_DATA_LAYOUT.into(),
             debug: DeviceDebug::None,
             comp_dir: PathBuf::new(),
+            cpu: None,
         }
     }
 }
@@ -79,6 +84,7 @@ pub fn export_module_with(
 ) -> Result<String, ExportError> {
     let items: Vec<Ptr<Operation>> = module.get_body(ctx, 0).deref(ctx).iter(ctx).collect();
     let mut state = ModuleState::default();
+    state.cpu = options.cpu.as_ref().map(|_| CpuGlue::default());
     for &item in &items {
         if let Some(func) = Operation::get_op::<FuncOp>(item, ctx) {
             state.symbols.add_function(ctx, &func)?;
@@ -118,6 +124,13 @@ pub fn export_module_with(
             .iter()
             .map(|a| state.types.write(ctx, *a))
             .collect::<Result<Vec<_>, _>>()?;
+        if !name.starts_with("llvm.")
+            && let Some(cpu) = &mut state.cpu
+        {
+            let result = state.types.write(ctx, res)?;
+            cpu.thunk(&name, &result, &params);
+            continue;
+        }
         if var_arg {
             params.push("...".into());
         }
@@ -155,6 +168,9 @@ pub fn export_module_with(
     if !declarations.is_empty() {
         out.push('\n');
         out.push_str(&declarations);
+    }
+    if let (Some(cpu), Some(image)) = (&state.cpu, &options.cpu) {
+        out.push_str(&cpu.write(image));
     }
     if let Some(debug) = &state.debug {
         out.push('\n');
@@ -215,7 +231,29 @@ fn write_global(
         }
     }
 
-    let addrspace = match global.address_space(ctx) {
+    let address_space = global.address_space(ctx);
+    if let Some(cpu) = &mut state.cpu {
+        // Shared memory is the block's: one per OS thread running blocks; the dynamic one
+        // (declared without a size) gets the most a block can have.
+        if address_space == 3 {
+            linkage = "internal thread_local ".into();
+            if init.is_none() {
+                return Ok(format!(
+                    "{} = internal thread_local addrspace(3) global [{CPU_DYNAMIC_SHARED_BYTES} x \
+                     i8] undef, align 16\n",
+                    global_ref(&llvm_name)
+                ));
+            }
+        } else if init.is_some() && !matches!(linkage.as_str(), "internal " | "private ") {
+            cpu.globals.push(ExposedGlobal {
+                llvm_name: llvm_name.clone(),
+                ty: ty_text.clone(),
+                address_space,
+            });
+            linkage = "internal ".into();
+        }
+    }
+    let addrspace = match address_space {
         0 => String::new(),
         n => format!("addrspace({n}) "),
     };

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use pliron::r#type::TypeHandle;
 
 use crate::{
+    cpu_image::CpuGlue,
     debug_info::DebugInfo,
     error::ExportError,
     symbols::{SymbolKind, Symbols},
@@ -23,6 +24,8 @@ pub(crate) struct ModuleState {
     intrinsic_types: HashMap<String, TypeHandle>,
     /// The debug metadata, when it is written.
     pub(crate) debug: Option<DebugInfo>,
+    /// What the CPU flavour collects, when the module is written for the CPU.
+    pub(crate) cpu: Option<CpuGlue>,
 }
 
 impl ModuleState {

@@ -871,7 +871,8 @@ impl FunctionWriter<'_> {
         ) else {
             return Err(self.missing(o, "intrinsic name or type"));
         };
-        if !name.starts_with("llvm.") {
+        let runtime = self.state.cpu.is_some() && name.starts_with(nvptx_attrs::CPU_RUNTIME_PREFIX);
+        if !name.starts_with("llvm.") && !runtime {
             return Err(ExportError::malformed(
                 o.opid,
                 format!("`{name}` is not an LLVM intrinsic name"),

@@ -2,6 +2,7 @@
 //!
 //! - [`libdevice`]: NVIDIA's libdevice linked in (`llvm-link`) when the math calls it;
 //! - [`llvm_codegen`]: `opt` and `llc`, as separate calls ([`LlvmCodegen`]);
+//! - [`cpu_object`]: the CPU device's flavour of the module to a host object file;
 //! - [`hoist_checks`], between two `opt` runs: thread-indexed checks that a test of the
 //!   block's size proves get a check-free copy of the kernel ([`block_versioning`]), bounds
 //!   checks that a test before a loop proves get a check-free copy of the loop
@@ -14,6 +15,7 @@
 
 pub mod block_versioning;
 pub mod check_merging;
+pub mod cpu_object;
 pub mod libdevice;
 mod ll_text;
 pub mod llvm_codegen;
@@ -21,6 +23,7 @@ pub mod loop_versioning;
 
 pub use block_versioning::version_on_block_size;
 pub use check_merging::merge_check_runs;
+pub use cpu_object::compile_cpu_object;
 pub use libdevice::{REFLECT_FLAGS, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llvm_codegen::{LlvmCodegen, OPT_NVPTX_TUNING, PtxOptions, compile_to_ptx};
 pub use loop_versioning::version_checked_loops;

@@ -2,6 +2,17 @@
 
 use std::path::PathBuf;
 
+/// The host the CPU device's flavour is compiled for (from rustc's target spec).
+#[derive(Clone, Debug, Default)]
+pub struct CpuTarget {
+    /// The LLVM target triple (`x86_64-unknown-linux-gnu`).
+    pub triple: String,
+    /// The LLVM data layout of that target.
+    pub data_layout: String,
+    /// The image table's symbol, which the host code refers to (`reserved_oxide_symbols`).
+    pub table_symbol: String,
+}
+
 /// What the pipeline needs to know besides the functions.
 #[derive(Clone, Debug, Default)]
 pub struct PipelineConfig {
@@ -57,4 +68,6 @@ pub struct PipelineConfig {
     /// can prove get a check-free copy ([llvm_to_ptx::loop_versioning]), runs of checks branch
     /// once ([llvm_to_ptx::check_merging]) (`CUDA_OXIDE_CHECK_HOISTING`, on by default).
     pub check_hoisting: bool,
+    /// Also compile the CPU device's flavour of the kernels for this host (`docs/cpu.md`).
+    pub cpu: Option<CpuTarget>,
 }

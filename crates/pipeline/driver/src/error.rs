@@ -31,6 +31,9 @@ pub enum PipelineError {
     /// `llc` (or `opt`) failed or was not found.
     #[error("generating PTX failed: {0}")]
     PtxGeneration(String),
+    /// `opt` or `llc` failed on the CPU device's flavour.
+    #[error("compiling the CPU device's flavour failed: {0}")]
+    CpuFlavour(String),
     /// Writing an output or dump file failed.
     #[error("could not write `{}`: {source}", .path.display())]
     Io {

@@ -15,6 +15,7 @@
 //! | llc | `llvm-to-ptx` (`llvm_codegen`) | LLVM IR → PTX |
 //! | debug-labels, faulting-checks, block-dims, back-edges | `ptx-tools` | PTX → PTX |
 //! | ptxas | `ptx-tools` (`ptxas`) | PTX → cubin |
+//! | cpu | all of the above up to export, then `llvm-to-ptx` (`cpu_object`) | Stable MIR → host object |
 //!
 //! The stage crates sit in `crates/pipeline/` numbered in this order, beside the IR they share
 //! (`ir/`) and the finder of the outside tools (`toolchain/`, `gpu-toolchain`). Each stage's
@@ -32,10 +33,10 @@ pub mod output;
 mod pipeline;
 mod stage;
 
-pub use config::PipelineConfig;
+pub use config::{CpuTarget, PipelineConfig};
 pub use error::PipelineError;
 pub use llvm_export::DeviceDebug;
 pub use mir_importer::{CollectedFunction, ImportError};
-pub use output::{Cubin, PipelineOutput};
+pub use output::{CpuObject, Cubin, PipelineOutput};
 pub use pipeline::run_pipeline;
 pub use stage::{Stage, Timings};

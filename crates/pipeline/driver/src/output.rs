@@ -19,6 +19,18 @@ pub enum Cubin {
     Unavailable(String),
 }
 
+/// The CPU device's flavour of a run ([PipelineConfig::cpu]): the object, or why there is none.
+#[derive(Clone, Debug)]
+pub enum CpuObject {
+    /// The host object file with the kernels and their image table.
+    Built(Vec<u8>),
+    /// Not asked for.
+    NotAsked,
+    /// The flavour could not be compiled: why, for a warning (the GPU's code is unaffected;
+    /// the CPU device then refuses to load the module, saying so).
+    Failed(String),
+}
+
 /// What a successful run produced.
 #[derive(Clone, Debug)]
 pub struct PipelineOutput {
@@ -28,6 +40,8 @@ pub struct PipelineOutput {
     pub ptx_path: Option<PathBuf>,
     /// The PTX assembled for the target architecture.
     pub cubin: Cubin,
+    /// The CPU device's flavour.
+    pub cpu_object: CpuObject,
     /// How long each stage that ran took, in order.
     pub timings: Timings,
 }

@@ -10,9 +10,9 @@ use llvm_export::DeviceDebug;
 use llvm_to_ptx::{LlvmCodegen, PtxOptions};
 use mir_importer::{CollectedFunction, ImportOptions};
 
-use crate::config::PipelineConfig;
+use crate::config::{CpuTarget, PipelineConfig};
 use crate::error::PipelineError;
-use crate::output::{Cubin, PipelineOutput, build_cubin, dump, write_ptx};
+use crate::output::{CpuObject, Cubin, PipelineOutput, build_cubin, dump, write_ptx};
 use crate::stage::{Stage, Timings};
 
 /// Runs every stage on `functions` and returns the PTX module (and its cubin when asked for).
@@ -27,17 +27,7 @@ pub fn run_pipeline(
     dialect_mir::register(&mut ctx);
     dialect_nvvm::register(&mut ctx);
 
-    let import_options = ImportOptions {
-        crate_name: config.crate_name.clone(),
-        target,
-        overflow_checks: config.overflow_checks,
-        locations: config.device_debug.enabled(),
-        variables: config.device_debug == DeviceDebug::Full,
-        fmad: config.fmad,
-        panic_messages: config.panic_messages,
-        check_messages: config.check_messages,
-        device_formats: config.device_formats,
-    };
+    let import_options = import_options(config, target);
     let mut rustc_mir = config.show_rustc_mir.then(String::new);
     let imported = timings.time(Stage::Translate, || {
         mir_importer::import_module(&mut ctx, functions, &import_options, rustc_mir.as_mut())
@@ -129,12 +119,79 @@ pub fn run_pipeline(
         Cubin::NotAsked
     };
 
+    let cpu_object = match &config.cpu {
+        Some(cpu) => timings.time(Stage::CpuFlavour, || {
+            match cpu_flavour(functions, config, target, cpu) {
+                Ok(object) => CpuObject::Built(object),
+                Err(e) => CpuObject::Failed(e.to_string()),
+            }
+        }),
+        None => CpuObject::NotAsked,
+    };
+
     Ok(PipelineOutput {
         ptx,
         ptx_path,
         cubin,
+        cpu_object,
         timings,
     })
+}
+
+/// What the importer is told, from the build's configuration.
+fn import_options(config: &PipelineConfig, target: dialect_nvvm::Target) -> ImportOptions {
+    ImportOptions {
+        crate_name: config.crate_name.clone(),
+        target,
+        overflow_checks: config.overflow_checks,
+        locations: config.device_debug.enabled(),
+        variables: config.device_debug == DeviceDebug::Full,
+        fmad: config.fmad,
+        panic_messages: config.panic_messages,
+        check_messages: config.check_messages,
+        device_formats: config.device_formats,
+    }
+}
+
+/// The CPU device's flavour of `functions`: translated and lowered again in a context of its
+/// own, exported for the host with its image table, compiled to an object.
+fn cpu_flavour(
+    functions: &[CollectedFunction],
+    config: &PipelineConfig,
+    target: dialect_nvvm::Target,
+    cpu: &CpuTarget,
+) -> Result<Vec<u8>, PipelineError> {
+    let mut ctx = Context::new();
+    dialect_mir::register(&mut ctx);
+    dialect_nvvm::register(&mut ctx);
+    let module =
+        mir_importer::import_module(&mut ctx, functions, &import_options(config, target), None)?;
+    let root = module.get_operation();
+    verify::verify_all(&ctx, root)
+        .map_err(|failure| PipelineError::Verification(failure.message))?;
+    mem2reg::mem2reg(&mut ctx, root)
+        .map_err(|e| PipelineError::Mem2Reg(e.disp(&ctx).to_string()))?;
+    mir_lower::lower_mir_to_llvm_for(&mut ctx, module, mir_lower::Flavour::Cpu)
+        .map_err(|e| PipelineError::Lowering(e.to_string()))?;
+    let export_options = llvm_export::ExportOptions {
+        target_triple: cpu.triple.clone(),
+        data_layout: cpu.data_layout.clone(),
+        debug: DeviceDebug::None,
+        comp_dir: Default::default(),
+        cpu: Some(llvm_export::CpuImage {
+            table_symbol: cpu.table_symbol.clone(),
+        }),
+    };
+    let ll = llvm_export::export_module_with(&ctx, module, &export_options)
+        .map_err(|e| PipelineError::Export(e.to_string()))?;
+    dump(config, config.dump_llvm, "cpu.ll", &ll)?;
+    let opt_level = if config.device_debug == DeviceDebug::Full {
+        0
+    } else {
+        3
+    };
+    llvm_to_ptx::compile_cpu_object(&ll, opt_level, config.sysroot.as_deref())
+        .map_err(|e| PipelineError::CpuFlavour(e.to_string()))
 }
 
 /// `opt`, check hoisting (and `opt` again on what it changed), `llc`.

@@ -41,11 +41,15 @@ pub enum Stage {
     BackEdges,
     /// The PTX assembled into a cubin (`ptxas`).
     Ptxas,
+    /// The CPU device's flavour of the same functions: translated and lowered again for the
+    /// host (`mir_lower::Flavour::Cpu`), exported with its image table
+    /// (`llvm_export::cpu_image`), `opt` and `llc` to an object (`llvm_to_ptx::cpu_object`).
+    CpuFlavour,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 14] = [
+    pub const ALL: [Stage; 15] = [
         Stage::Translate,
         Stage::Verify,
         Stage::Mem2Reg,
@@ -60,6 +64,7 @@ impl Stage {
         Stage::DeclaredBlockDims,
         Stage::BackEdges,
         Stage::Ptxas,
+        Stage::CpuFlavour,
     ];
 
     /// The stage's name in timings (`CUDA_OXIDE_VERBOSE`) and docs.
@@ -79,6 +84,7 @@ impl Stage {
             Stage::DeclaredBlockDims => "block-dims",
             Stage::BackEdges => "back-edges",
             Stage::Ptxas => "ptxas",
+            Stage::CpuFlavour => "cpu",
         }
     }
 }

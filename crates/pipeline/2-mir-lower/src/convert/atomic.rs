@@ -66,9 +66,10 @@ fn llvm_ordering(ordering: AtomicOrdering) -> AtomicOrderingAttr {
     }
 }
 
-/// The LLVM sync scope of `scope`.
-fn llvm_scope(scope: SyncScope) -> Result<SyncScopeAttr, OpError> {
+/// The LLVM sync scope of `scope` (on the CPU every scope is the system's).
+fn llvm_scope(rw: &Rewrite, scope: SyncScope) -> Result<SyncScopeAttr, OpError> {
     match scope {
+        SyncScope::Block | SyncScope::Device if rw.for_cpu() => Ok(SyncScopeAttr::System),
         SyncScope::Block => Ok(named_scope("block")),
         SyncScope::Device => Ok(named_scope("device")),
         SyncScope::System => Ok(SyncScopeAttr::System),
@@ -105,7 +106,7 @@ pub fn load(op: &AtomicLoadOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<()
         op.ptr(ctx),
         llvm_ty,
         llvm_ordering(op.ordering(ctx)),
-        llvm_scope(op.scope(ctx))?,
+        llvm_scope(rw, op.scope(ctx))?,
     );
     set_align(ctx, &load, layout(ctx, ty)?.size);
     let value = rw.value(ctx, load);
@@ -121,7 +122,7 @@ pub fn store(op: &AtomicStoreOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<
         op.value(ctx),
         op.ptr(ctx),
         llvm_ordering(op.ordering(ctx)),
-        llvm_scope(op.scope(ctx))?,
+        llvm_scope(rw, op.scope(ctx))?,
     );
     set_align(ctx, &store, layout(ctx, ty)?.size);
     rw.insert(ctx, store);
@@ -138,7 +139,7 @@ pub fn fence(op: &FenceOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), Op
         let fence = LlvmFenceOp::new(
             ctx,
             llvm_ordering(op.ordering(ctx)),
-            llvm_scope(op.scope(ctx))?,
+            llvm_scope(rw, op.scope(ctx))?,
         );
         rw.insert(ctx, fence);
     }
@@ -156,7 +157,7 @@ pub fn cmpxchg(op: &AtomicCmpxchgOp, ctx: &mut Context, rw: &mut Rewrite) -> Res
         op.new_value(ctx),
         llvm_ordering(success),
         llvm_ordering(failure),
-        llvm_scope(op.scope(ctx))?,
+        llvm_scope(rw, op.scope(ctx))?,
     );
     let both = rw.value(ctx, cas);
     let mut fields = vec![];
@@ -185,10 +186,15 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
         scope,
         space: ptx_space(address_space),
     };
-    let relaxed_native = ordering == AtomicOrdering::Relaxed
-        && matches!(scope, SyncScope::Block | SyncScope::Device);
+    // On the CPU every ordering and scope is an LLVM `atomicrmw`.
+    let relaxed_native = rw.for_cpu()
+        || ordering == AtomicOrdering::Relaxed
+            && matches!(scope, SyncScope::Block | SyncScope::Device);
     let result = match (float_bits(ctx, ty), int_width(ctx, ty)) {
-        (Some(32 | 64), _) if relaxed_native && matches!(kind, RmwKind::Add | RmwKind::Sub) => {
+        (Some(bits), _)
+            if (rw.for_cpu() || relaxed_native && matches!(bits, 32 | 64))
+                && matches!(kind, RmwKind::Add | RmwKind::Sub) =>
+        {
             let value = if kind == RmwKind::Sub {
                 let op = FNegOp::new_with_fast_math_flags(ctx, value, Default::default());
                 rw.value(ctx, op)
@@ -201,18 +207,18 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
                 value,
                 AtomicRmwKindAttr::FAdd,
                 llvm_ordering(ordering),
-                llvm_scope(scope)?,
+                llvm_scope(rw, scope)?,
             );
             rw.value(ctx, op)
         }
-        (None, Some(32 | 64)) if relaxed_native && kind != RmwKind::Nand => {
+        (None, Some(32 | 64)) if relaxed_native && (kind != RmwKind::Nand || rw.for_cpu()) => {
             let op = LlvmAtomicRmwOp::new(
                 ctx,
                 ptr,
                 value,
                 llvm_rmw_kind(kind, is_signed(ctx, ty)),
                 llvm_ordering(ordering),
-                llvm_scope(scope)?,
+                llvm_scope(rw, scope)?,
             );
             rw.value(ctx, op)
         }
@@ -241,7 +247,7 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
             atom.emit(ctx, rw, name, class, width, ptr, value)
         }
         (None, Some(width @ (8 | 16)))
-            if matches!(kind, RmwKind::And | RmwKind::Or | RmwKind::Xor) =>
+            if !rw.for_cpu() && matches!(kind, RmwKind::And | RmwKind::Or | RmwKind::Xor) =>
         {
             atom.on_word(ctx, rw, kind, width, ptr, value)
         }
@@ -252,7 +258,7 @@ pub fn rmw(op: &AtomicRmwOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), 
                 value,
                 llvm_rmw_kind(kind, is_signed(ctx, ty)),
                 llvm_ordering(ordering),
-                llvm_scope(scope)?,
+                llvm_scope(rw, scope)?,
             );
             rw.value(ctx, op)
         }

@@ -16,7 +16,7 @@ use pliron_llvm::{
 };
 
 use super::{Rewrite, as_int_type};
-use crate::{error::OpError, types::int_type};
+use crate::{error::OpError, flavour::Flavour, types::int_type};
 
 /// `mir.goto` -> `llvm.br`.
 pub fn goto(op: &GotoOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
@@ -95,7 +95,13 @@ pub fn unreachable(
 /// `mir.trap` -> `call void @llvm.trap()` + `llvm.unreachable`.
 pub fn trap(_op: &dyn Op, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
     let void = VoidType::get(ctx).into();
-    rw.intrinsic(ctx, "llvm.trap", void, vec![], false);
+    // On the CPU the runtime stops the thread's block (a `ud2` would stop the process).
+    let name = if rw.for_cpu() {
+        Flavour::runtime_function("trap")
+    } else {
+        "llvm.trap".to_owned()
+    };
+    rw.intrinsic(ctx, &name, void, vec![], false);
     let op = LlvmUnreachableOp::new(ctx);
     rw.insert(ctx, op);
     rw.erase(ctx);

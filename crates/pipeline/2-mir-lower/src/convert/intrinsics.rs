@@ -24,7 +24,7 @@ use pliron_llvm::{
 };
 
 use super::Rewrite;
-use crate::{error::OpError, types::value_type};
+use crate::{error::OpError, flavour::Flavour, types::value_type};
 
 /// `nvvm.intrinsic` -> what its declaration's [Lowering] says.
 pub fn intrinsic(op: &IntrinsicOp, ctx: &mut Context, rw: &mut Rewrite) -> Result<(), OpError> {
@@ -34,6 +34,9 @@ pub fn intrinsic(op: &IntrinsicOp, ctx: &mut Context, rw: &mut Rewrite) -> Resul
         None => VoidType::get(ctx).into(),
     };
     let operands = rw.operands(ctx);
+    if rw.for_cpu() {
+        return on_cpu(op, ctx, rw, intrinsic, result_ty, operands);
+    }
     let value = match intrinsic.lowering {
         Lowering::Llvm { name, args } => {
             let args = args
@@ -90,6 +93,40 @@ pub fn intrinsic(op: &IntrinsicOp, ctx: &mut Context, rw: &mut Rewrite) -> Resul
                 intrinsic.name
             )));
         }
+    }
+    Ok(())
+}
+
+/// `nvvm.intrinsic` on the CPU: a call of the runtime function named after the row, with the
+/// row's operands; fences are the system's. A row with array operands or results (the `wgmma`
+/// family) calls its runtime function without arguments and yields `undef`: the runtime has no
+/// such function and stops the kernel with its name when it is reached.
+fn on_cpu(
+    op: &IntrinsicOp,
+    ctx: &mut Context,
+    rw: &mut Rewrite,
+    intrinsic: &Intrinsic,
+    result_ty: TypeHandle,
+    operands: Vec<Value>,
+) -> Result<(), OpError> {
+    if let Lowering::Fence(_) = intrinsic.lowering {
+        let fence = FenceOp::new(ctx, AtomicOrderingAttr::SeqCst, SyncScopeAttr::System);
+        rw.insert(ctx, fence);
+        rw.erase(ctx);
+        return Ok(());
+    }
+    let name = Flavour::runtime_function(intrinsic.name);
+    let value = if has_arrays(intrinsic) {
+        let void = VoidType::get(ctx).into();
+        rw.intrinsic(ctx, &name, void, vec![], intrinsic.convergent);
+        op.result(ctx).map(|_| rw.undef(ctx, result_ty))
+    } else {
+        let value = rw.intrinsic(ctx, &name, result_ty, operands, intrinsic.convergent);
+        op.result(ctx).map(|_| value)
+    };
+    match value {
+        Some(value) => rw.replace(ctx, vec![value]),
+        None => rw.erase(ctx),
     }
     Ok(())
 }

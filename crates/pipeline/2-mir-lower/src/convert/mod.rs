@@ -62,6 +62,7 @@ use pliron_llvm::{
 
 use crate::{
     error::{LoweringError, OpError},
+    flavour::Flavour,
     globals::GlobalSpaces,
     types::{int_type, needs_conversion, value_type},
 };
@@ -87,9 +88,15 @@ pub struct Rewrite<'a> {
     operands_info: &'a OperandsInfo,
     op: Ptr<Operation>,
     global_spaces: &'a GlobalSpaces,
+    flavour: Flavour,
 }
 
 impl Rewrite<'_> {
+    /// Whether the module is lowered for the CPU device ([Flavour::Cpu]).
+    pub fn for_cpu(&self) -> bool {
+        self.flavour == Flavour::Cpu
+    }
+
     /// The op being converted.
     pub fn op(&self) -> Ptr<Operation> {
         self.op
@@ -312,6 +319,8 @@ pub(crate) fn enclosing_function(ctx: &Context, op: Ptr<Operation>) -> String {
 pub struct MirToLlvm {
     /// The address space of each global of the module.
     pub global_spaces: GlobalSpaces,
+    /// The machine the module is lowered for.
+    pub flavour: Flavour,
 }
 
 impl DialectConversion for MirToLlvm {
@@ -353,6 +362,7 @@ impl DialectConversion for MirToLlvm {
             operands_info,
             op,
             global_spaces: &self.global_spaces,
+            flavour: self.flavour,
         };
         match conversion.convert(ctx, &mut rw) {
             Ok(()) => Ok(()),

@@ -127,7 +127,7 @@ fn untraceable_if_generic(ctx: &mut Context, rw: &mut Rewrite, ptr: Value) -> Va
         .deref(ctx)
         .downcast_ref::<PtrType>()
         .is_some_and(|p| p.address_space() == 0);
-    if !generic || addresses_a_global(ctx, ptr) {
+    if !generic || rw.for_cpu() || addresses_a_global(ctx, ptr) {
         return ptr;
     }
     let ptr_ty = PointerType::get(ctx, 0).into();

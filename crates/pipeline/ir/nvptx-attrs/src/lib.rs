@@ -6,6 +6,7 @@
 //! - [`kernel`]: the `ptx_kernel` mark, launch bounds, block and cluster sizes, grid-constant
 //!   parameters of an `llvm.func`;
 //! - [`param_attrs`]: the parameter attributes (`noalias`, `align(N)`, ...) of an `llvm.func`;
+//! - [`CPU_RUNTIME_PREFIX`]: the names of the CPU runtime's functions;
 //! - [`ATTR_KEY_DEBUG_VARIABLE`] and [`debug_variable`]: the named Rust variable an
 //!   `llvm.alloca` holds (the importer describes it, the exporter writes its debug record).
 
@@ -18,6 +19,11 @@ pub use kernel::{
     set_cluster_dims, set_grid_constant, set_launch_bounds,
 };
 pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};
+
+/// The prefix of the runtime functions the CPU flavour of the device code calls in place of GPU
+/// operations (`__oxide_cpu_read_ptx_sreg_tid_x`, ...): lowering calls them with
+/// `llvm.call_intrinsic`, the exporter calls them through slots the CPU runtime fills.
+pub const CPU_RUNTIME_PREFIX: &str = "__oxide_cpu_";
 
 /// The key of the attribute of an `llvm.alloca` that holds a named Rust variable (its encoding
 /// is [`debug_variable::DebugVariable`]'s); with full device debug information the

@@ -1,0 +1,436 @@
+//! The CUDA driver API on the CPU: the entry points the shim's table points at.
+//!
+//! One device (ordinal 0) with one context. Device pointers are host addresses. Streams run
+//! what is queued at once, in order; events record the time they are reached. A launch runs
+//! the grid ([crate::launch]); a thread that traps makes the launch fail, and, as on a GPU,
+//! the context then answers every later call with that failure.
+
+use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use cudarc::driver::sys::{
+    CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUfunction,
+    CUfunction_attribute, CUhostFn, CUjit_option, CUlimit, CUmodule, CUresult, CUstream,
+    CUstreamCallback,
+};
+
+use crate::image::{self, Module};
+use crate::launch::{self, Grid, Outcome};
+use crate::memory;
+use crate::shim::ENTRY_POINTS;
+
+/// The failure a trap left in the context (0: none), returned by every later call.
+static STICKY: AtomicU32 = AtomicU32::new(0);
+
+/// The version the CPU device reports (CUDA 13.0, like the GPU machines' driver).
+const DRIVER_VERSION: c_int = 13000;
+
+/// Where the shim sends an entry point the CPU device does not implement (`index` in
+/// `driver_entry_points.txt`): names it once and answers `CUDA_ERROR_NOT_SUPPORTED`.
+pub(crate) extern "C" fn unimplemented(index: c_uint) -> CUresult {
+    let name = ENTRY_POINTS.lines().nth(index as usize).unwrap_or("?");
+    eprintln!("cuda-oxide CPU device: `{name}` is not supported on the CPU device");
+    CUresult::CUDA_ERROR_NOT_SUPPORTED
+}
+
+/// Declares the implemented entry points (each answering the sticky failure first, unless
+/// marked `always`) and the table of them.
+macro_rules! entry_points {
+    ($( $(#[$always:ident])? fn $name:ident ( $($arg:ident : $ty:ty),* ) $body:block )*) => {
+        $(
+            #[allow(non_snake_case, clippy::missing_safety_doc)]
+            unsafe extern "C" fn $name($($arg: $ty),*) -> CUresult {
+                entry_points!(@sticky $($always)?);
+                #[allow(unused_unsafe)]
+                unsafe { $body }
+            }
+        )*
+        /// The address of the implementation of entry point `name`, if the CPU device has one.
+        pub(crate) fn implementation(name: &str) -> Option<usize> {
+            match name {
+                $( stringify!($name) => Some($name as *const () as usize), )*
+                _ => None,
+            }
+        }
+    };
+    (@sticky always) => {};
+    (@sticky) => {
+        let sticky = STICKY.load(Ordering::Acquire);
+        if sticky != 0 {
+            // SAFETY: only ever set to the value of a `CUresult`.
+            return unsafe { std::mem::transmute::<u32, CUresult>(sticky) };
+        }
+    };
+}
+
+const OK: CUresult = CUresult::CUDA_SUCCESS;
+
+/// Writes `value` through `out`, or answers `CUDA_ERROR_INVALID_VALUE` for a null `out`.
+unsafe fn put<T>(out: *mut T, value: T) -> CUresult {
+    if out.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: non-null, and the driver API's contract makes it writable.
+    unsafe { out.write(value) };
+    OK
+}
+
+/// The one context's handle (any non-null address works).
+fn context() -> CUcontext {
+    static CONTEXT: u8 = 0;
+    (&raw const CONTEXT) as CUcontext
+}
+
+/// A fresh handle for a stream (streams hold nothing: their work runs when queued).
+fn new_handle() -> *mut c_void {
+    Box::into_raw(Box::new(0u64)).cast()
+}
+
+/// An event: the instant it was last reached.
+struct Event {
+    reached: std::sync::Mutex<Option<Instant>>,
+}
+
+fn attribute(attrib: CUdevice_attribute) -> c_int {
+    use CUdevice_attribute::*;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as c_int;
+    match attrib {
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK => 1024,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X | CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y => 1024,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z => 64,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X => i32::MAX,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y | CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => 65535,
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => 48 * 1024,
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => {
+            llvm_dynamic_shared_bytes() as c_int
+        }
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => 228 * 1024,
+        CU_DEVICE_ATTRIBUTE_WARP_SIZE => 32,
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => cores,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR => 9,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => 0,
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR => 2048,
+        CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK => 65536,
+        CU_DEVICE_ATTRIBUTE_CLOCK_RATE => 1_000_000,
+        CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING
+        | CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY
+        | CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS => 1,
+        _ => 0,
+    }
+}
+
+/// The dynamic shared memory a block can have on the CPU (the size of the image's array).
+fn llvm_dynamic_shared_bytes() -> u32 {
+    227 * 1024
+}
+
+entry_points! {
+    #[always]
+    fn cuInit(_flags: c_uint) { OK }
+    #[always]
+    fn cuDriverGetVersion(version: *mut c_int) { put(version, DRIVER_VERSION) }
+    fn cuDeviceGetCount(count: *mut c_int) { put(count, 1) }
+    fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) {
+        if ordinal != 0 {
+            return CUresult::CUDA_ERROR_INVALID_DEVICE;
+        }
+        put(device, 0)
+    }
+    fn cuDeviceGetAttribute(value: *mut c_int, attrib: CUdevice_attribute, _dev: CUdevice) {
+        put(value, attribute(attrib))
+    }
+    fn cuDeviceGetName(name: *mut c_char, len: c_int, _dev: CUdevice) {
+        let text = b"cuda-oxide CPU device\0";
+        if name.is_null() || len <= 0 {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
+        let n = text.len().min(len as usize);
+        std::ptr::copy_nonoverlapping(text.as_ptr().cast(), name, n);
+        *name.add(n - 1) = 0;
+        OK
+    }
+    fn cuDeviceTotalMem_v2(bytes: *mut usize, _dev: CUdevice) { put(bytes, 16 << 30) }
+    fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) {
+        let _ = put(free, 16 << 30);
+        put(total, 16 << 30)
+    }
+    fn cuDevicePrimaryCtxRetain(ctx: *mut CUcontext, _dev: CUdevice) { put(ctx, context()) }
+    #[always]
+    fn cuDevicePrimaryCtxRelease_v2(_dev: CUdevice) { OK }
+    fn cuCtxSetCurrent(_ctx: CUcontext) { OK }
+    fn cuCtxGetCurrent(ctx: *mut CUcontext) { put(ctx, context()) }
+    fn cuCtxPushCurrent_v2(_ctx: CUcontext) { OK }
+    fn cuCtxPopCurrent_v2(ctx: *mut CUcontext) {
+        if !ctx.is_null() {
+            *ctx = context();
+        }
+        OK
+    }
+    fn cuCtxGetDevice(device: *mut CUdevice) { put(device, 0) }
+    fn cuCtxSynchronize() { OK }
+    fn cuCtxSetLimit(_limit: CUlimit, _value: usize) { OK }
+    fn cuCtxGetLimit(value: *mut usize, _limit: CUlimit) { put(value, 8 << 20) }
+    fn cuStreamCreate(stream: *mut CUstream, _flags: c_uint) { put(stream, new_handle().cast()) }
+    fn cuStreamCreateWithPriority(stream: *mut CUstream, _flags: c_uint, _priority: c_int) {
+        put(stream, new_handle().cast())
+    }
+    #[always]
+    fn cuStreamDestroy_v2(_stream: CUstream) { OK }
+    fn cuStreamSynchronize(_stream: CUstream) { OK }
+    fn cuStreamQuery(_stream: CUstream) { OK }
+    fn cuStreamWaitEvent(_stream: CUstream, _event: CUevent, _flags: c_uint) { OK }
+    fn cuStreamIsCapturing(_stream: CUstream, status: *mut cudarc::driver::sys::CUstreamCaptureStatus) {
+        put(status, cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+    fn cuStreamGetCtx(_stream: CUstream, ctx: *mut CUcontext) { put(ctx, context()) }
+    #[always]
+    fn cuStreamAddCallback(stream: CUstream, callback: CUstreamCallback, data: *mut c_void, _flags: c_uint) {
+        let status = match STICKY.load(Ordering::Acquire) {
+            0 => OK,
+            // SAFETY: only ever set to the value of a `CUresult`.
+            sticky => std::mem::transmute::<u32, CUresult>(sticky),
+        };
+        if let Some(callback) = callback {
+            callback(stream, status, data);
+        }
+        OK
+    }
+    fn cuLaunchHostFunc(_stream: CUstream, function: CUhostFn, data: *mut c_void) {
+        if let Some(function) = function {
+            function(data);
+        }
+        OK
+    }
+    fn cuEventCreate(event: *mut CUevent, _flags: c_uint) {
+        let handle = Box::into_raw(Box::new(Event { reached: std::sync::Mutex::new(None) }));
+        put(event, handle.cast())
+    }
+    fn cuEventRecord(event: CUevent, _stream: CUstream) {
+        let Some(event) = (event as *const Event).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        *event.reached.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        OK
+    }
+    fn cuEventRecordWithFlags(event: CUevent, stream: CUstream, _flags: c_uint) {
+        cuEventRecord(event, stream)
+    }
+    fn cuEventSynchronize(_event: CUevent) { OK }
+    fn cuEventQuery(_event: CUevent) { OK }
+    fn cuEventElapsedTime(ms: *mut f32, start: CUevent, end: CUevent) { elapsed(ms, start, end) }
+    fn cuEventElapsedTime_v2(ms: *mut f32, start: CUevent, end: CUevent) { elapsed(ms, start, end) }
+    #[always]
+    fn cuEventDestroy_v2(event: CUevent) {
+        if !event.is_null() {
+            drop(Box::from_raw(event as *mut Event));
+        }
+        OK
+    }
+    fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { allocate(ptr, bytes) }
+    fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, _stream: CUstream) { allocate(ptr, bytes) }
+    #[always]
+    fn cuMemFree_v2(ptr: CUdeviceptr) { release(ptr) }
+    #[always]
+    fn cuMemFreeAsync(ptr: CUdeviceptr, _stream: CUstream) { release(ptr) }
+    fn cuMemHostAlloc(ptr: *mut *mut c_void, bytes: usize, _flags: c_uint) {
+        match memory::allocate(bytes) {
+            Some(address) => put(ptr, address as *mut c_void),
+            None => CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        }
+    }
+    fn cuMemAllocHost_v2(ptr: *mut *mut c_void, bytes: usize) {
+        cuMemHostAlloc(ptr, bytes, 0)
+    }
+    #[always]
+    fn cuMemFreeHost(ptr: *mut c_void) { release(ptr as CUdeviceptr) }
+    fn cuMemHostGetDevicePointer_v2(device: *mut CUdeviceptr, host: *mut c_void, _flags: c_uint) {
+        put(device, host as CUdeviceptr)
+    }
+    fn cuMemHostRegister_v2(_ptr: *mut c_void, _bytes: usize, _flags: c_uint) { OK }
+    #[always]
+    fn cuMemHostUnregister(_ptr: *mut c_void) { OK }
+    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) { copy(dst as _, src, bytes) }
+    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) { copy(dst, src as _, bytes) }
+    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) { copy(dst as _, src as _, bytes) }
+    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, _s: CUstream) {
+        copy(dst as _, src, bytes)
+    }
+    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, _s: CUstream) {
+        copy(dst, src as _, bytes)
+    }
+    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, _s: CUstream) {
+        copy(dst as _, src as _, bytes)
+    }
+    fn cuMemsetD8_v2(dst: CUdeviceptr, value: u8, count: usize) {
+        std::ptr::write_bytes(dst as *mut u8, value, count);
+        OK
+    }
+    fn cuMemsetD8Async(dst: CUdeviceptr, value: u8, count: usize, _s: CUstream) {
+        std::ptr::write_bytes(dst as *mut u8, value, count);
+        OK
+    }
+    fn cuMemsetD32_v2(dst: CUdeviceptr, value: u32, count: usize) {
+        std::slice::from_raw_parts_mut(dst as *mut u32, count).fill(value);
+        OK
+    }
+    fn cuMemsetD32Async(dst: CUdeviceptr, value: u32, count: usize, _s: CUstream) {
+        std::slice::from_raw_parts_mut(dst as *mut u32, count).fill(value);
+        OK
+    }
+    fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) { load_module(module, image) }
+    fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, _n: c_uint, _o: *mut CUjit_option, _v: *mut *mut c_void) {
+        load_module(module, image)
+    }
+    #[always]
+    fn cuModuleUnload(_module: CUmodule) { OK }
+    fn cuModuleGetFunction(function: *mut CUfunction, module: CUmodule, name: *const c_char) {
+        let Some(module) = (module as *const Module).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        let name = CStr::from_ptr(name).to_string_lossy();
+        match module.kernels.iter().find(|k| k.name == name) {
+            Some(kernel) => put(function, (kernel as *const image::Kernel) as CUfunction),
+            None => CUresult::CUDA_ERROR_NOT_FOUND,
+        }
+    }
+    fn cuModuleGetGlobal_v2(ptr: *mut CUdeviceptr, bytes: *mut usize, module: CUmodule, name: *const c_char) {
+        let Some(module) = (module as *const Module).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        let name = CStr::from_ptr(name).to_string_lossy();
+        match module.globals.iter().find(|g| g.name == name) {
+            Some(global) => {
+                if !ptr.is_null() {
+                    *ptr = global.address as CUdeviceptr;
+                }
+                if !bytes.is_null() {
+                    *bytes = global.size;
+                }
+                OK
+            }
+            None => CUresult::CUDA_ERROR_NOT_FOUND,
+        }
+    }
+    fn cuFuncGetAttribute(value: *mut c_int, attrib: CUfunction_attribute, _function: CUfunction) {
+        use CUfunction_attribute::*;
+        put(value, match attrib {
+            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => 1024,
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => llvm_dynamic_shared_bytes() as c_int,
+            CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 90,
+            _ => 0,
+        })
+    }
+    fn cuFuncSetAttribute(_function: CUfunction, _attrib: CUfunction_attribute, _value: c_int) { OK }
+    fn cuFuncSetCacheConfig(_function: CUfunction, _config: cudarc::driver::sys::CUfunc_cache) { OK }
+    fn cuLaunchKernel(
+        function: CUfunction,
+        gx: c_uint, gy: c_uint, gz: c_uint,
+        bx: c_uint, by: c_uint, bz: c_uint,
+        shared: c_uint, _stream: CUstream,
+        params: *mut *mut c_void, _extra: *mut *mut c_void
+    ) {
+        let Some(kernel) = (function as *const image::Kernel).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+        if threads == 0 || threads > 1024 || gx == 0 || gy == 0 || gz == 0 {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
+        if shared > llvm_dynamic_shared_bytes() {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
+        let grid = Grid {
+            entry: kernel.entry,
+            params: params as *const *const c_void,
+            grid: [gx, gy, gz],
+            block: [bx, by, bz],
+        };
+        if launch::run(&grid) == Outcome::Trapped {
+            STICKY.store(CUresult::CUDA_ERROR_LAUNCH_FAILED as u32, Ordering::Release);
+        }
+        OK
+    }
+    #[always]
+    fn cuGetErrorString(error: CUresult, text: *mut *const c_char) {
+        put(text, error_text(error).as_ptr())
+    }
+    #[always]
+    fn cuGetErrorName(error: CUresult, text: *mut *const c_char) {
+        put(text, error_text(error).as_ptr())
+    }
+}
+
+/// The driver's text for the errors the CPU device answers.
+fn error_text(error: CUresult) -> &'static CStr {
+    match error {
+        CUresult::CUDA_SUCCESS => c"no error",
+        CUresult::CUDA_ERROR_LAUNCH_FAILED => c"unspecified launch failure",
+        CUresult::CUDA_ERROR_NOT_SUPPORTED => c"operation not supported on the CPU device",
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY => c"out of memory",
+        CUresult::CUDA_ERROR_INVALID_VALUE => c"invalid argument",
+        CUresult::CUDA_ERROR_INVALID_IMAGE => c"device kernel image is invalid",
+        CUresult::CUDA_ERROR_NOT_FOUND => c"named symbol not found",
+        _ => c"CUDA error on the CPU device",
+    }
+}
+
+unsafe fn elapsed(ms: *mut f32, start: CUevent, end: CUevent) -> CUresult {
+    // SAFETY: event handles made by `cuEventCreate`.
+    let (Some(start), Some(end)) = (unsafe { (start as *const Event).as_ref() }, unsafe {
+        (end as *const Event).as_ref()
+    }) else {
+        return CUresult::CUDA_ERROR_INVALID_HANDLE;
+    };
+    let start = *start.reached.lock().unwrap_or_else(|e| e.into_inner());
+    let end = *end.reached.lock().unwrap_or_else(|e| e.into_inner());
+    match (start, end) {
+        // SAFETY: as the driver API's contract makes `ms` writable.
+        (Some(start), Some(end)) => unsafe {
+            put(
+                ms,
+                end.saturating_duration_since(start).as_secs_f32() * 1000.0,
+            )
+        },
+        _ => CUresult::CUDA_ERROR_NOT_READY,
+    }
+}
+
+unsafe fn allocate(ptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    match memory::allocate(bytes) {
+        // SAFETY: as the driver API's contract makes `ptr` writable.
+        Some(address) => unsafe { put(ptr, address) },
+        None => CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+    }
+}
+
+fn release(ptr: CUdeviceptr) -> CUresult {
+    if ptr == 0 || memory::free(ptr) {
+        OK
+    } else {
+        CUresult::CUDA_ERROR_INVALID_VALUE
+    }
+}
+
+unsafe fn copy(dst: *mut c_void, src: *const c_void, bytes: usize) -> CUresult {
+    if bytes == 0 {
+        return OK;
+    }
+    if dst.is_null() || src.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: both ranges are the caller's buffers (the driver API's contract); `copy` allows
+    // overlap, as device-to-device copies within one buffer may.
+    unsafe { std::ptr::copy(src.cast::<u8>(), dst.cast::<u8>(), bytes) };
+    OK
+}
+
+unsafe fn load_module(module: *mut CUmodule, table: *const c_void) -> CUresult {
+    if image::check(table).is_err() {
+        return CUresult::CUDA_ERROR_INVALID_IMAGE;
+    }
+    // SAFETY: an image table the check accepted; modules live for the whole process.
+    let loaded = Box::new(unsafe { image::load(table) });
+    // SAFETY: as the driver API's contract makes `module` writable.
+    unsafe { put(module, Box::into_raw(loaded).cast()) }
+}

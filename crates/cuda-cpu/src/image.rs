@@ -1,0 +1,136 @@
+//! The CPU flavour of a crate's kernels, as the codegen backend linked it into the binary: its
+//! image table (`llvm_export::cpu_image` writes it; the layout is documented there), read
+//! into a [Module] when the program loads the crate's module.
+
+use std::ffi::c_void;
+
+use crate::runtime;
+
+/// The table layout this runtime reads.
+pub const IMAGE_VERSION: u64 = 1;
+
+/// A kernel's entry: takes the launch's parameter array (`void **`).
+pub(crate) type Entry = unsafe extern "C" fn(*const *const c_void);
+
+/// The image table.
+#[repr(C)]
+pub struct ImageTable {
+    version: u64,
+    kernel_count: u64,
+    kernels: *const KernelEntry,
+    slot_count: u64,
+    slots: *const SlotEntry,
+    global_count: u64,
+    globals: *const GlobalEntry,
+    missing: *mut usize,
+}
+
+#[repr(C)]
+struct KernelEntry {
+    name: *const u8,
+    name_len: u64,
+    entry: Entry,
+    params: u64,
+}
+
+#[repr(C)]
+struct SlotEntry {
+    name: *const u8,
+    name_len: u64,
+    slot: *mut usize,
+}
+
+#[repr(C)]
+struct GlobalEntry {
+    name: *const u8,
+    name_len: u64,
+    address: *mut u8,
+    size: u64,
+}
+
+/// A kernel of a loaded module (what a `CUfunction` points at).
+pub(crate) struct Kernel {
+    pub(crate) name: String,
+    pub(crate) entry: Entry,
+}
+
+/// A global variable of a loaded module.
+pub(crate) struct Global {
+    pub(crate) name: String,
+    pub(crate) address: *mut u8,
+    pub(crate) size: usize,
+}
+
+/// A loaded module (what a `CUmodule` points at).
+pub(crate) struct Module {
+    /// Never changed once loaded: a `CUfunction` points at its element.
+    pub(crate) kernels: Vec<Kernel>,
+    pub(crate) globals: Vec<Global>,
+}
+
+/// Why an image table cannot be loaded, for the host's error message.
+pub fn check(table: *const c_void) -> Result<(), String> {
+    if table.is_null() {
+        return Err("the binary has no CPU image for it".into());
+    }
+    // SAFETY: the caller passes the address of an image table symbol, whose first field is
+    // its version in every layout.
+    let version = unsafe { *(table as *const u64) };
+    match version {
+        IMAGE_VERSION => Ok(()),
+        0 => Err(
+            "the build made no CPU flavour of its kernels (CUDA_OXIDE_CPU=0, or compiling \
+                  them for the CPU failed: see the build's warnings)"
+                .into(),
+        ),
+        other => Err(format!(
+            "its CPU image has layout version {other}, this runtime reads version {IMAGE_VERSION}: \
+             rebuild the program with this cuda-oxide"
+        )),
+    }
+}
+
+/// Reads `table` and fills its slots with the runtime's functions.
+///
+/// # Safety
+/// `table` must be an image table the backend wrote ([check] accepted it), alive for good.
+pub(crate) unsafe fn load(table: *const c_void) -> Module {
+    // SAFETY: the caller guarantees the table and everything it points at.
+    unsafe {
+        let table = &*(table as *const ImageTable);
+        *table.missing = runtime::missing as *const () as usize;
+        for slot in std::slice::from_raw_parts(table.slots, table.slot_count as usize) {
+            let name = text(slot.name, slot.name_len);
+            if let Some(function) = runtime::function(&name) {
+                *slot.slot = function;
+            }
+        }
+        let kernels = std::slice::from_raw_parts(table.kernels, table.kernel_count as usize)
+            .iter()
+            .map(|kernel| {
+                Kernel {
+                    name: text(kernel.name, kernel.name_len),
+                    entry: kernel.entry,
+                }
+            })
+            .collect();
+        let globals = std::slice::from_raw_parts(table.globals, table.global_count as usize)
+            .iter()
+            .map(|global| Global {
+                name: text(global.name, global.name_len),
+                address: global.address,
+                size: global.size as usize,
+            })
+            .collect();
+        Module { kernels, globals }
+    }
+}
+
+/// The UTF-8 text of `len` bytes at `ptr`.
+///
+/// # Safety
+/// `ptr` must point at `len` readable bytes.
+unsafe fn text(ptr: *const u8, len: u64) -> String {
+    // SAFETY: as the caller guarantees.
+    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(ptr, len as usize) }).into_owned()
+}

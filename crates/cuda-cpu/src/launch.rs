@@ -1,0 +1,234 @@
+//! Running a grid on the CPU: blocks spread over worker threads (one block at a time per
+//! worker, so a block's `thread_local` shared memory is its own), the threads of a block as
+//! fibers ([corosensei]) that run until they finish or stop at a barrier; when every thread
+//! still running waits at the barrier, all go on.
+
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use crate::image::Entry;
+
+/// Why a fiber gave the CPU back before finishing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// At `bar.sync` (`syncthreads` and its counting forms).
+    Barrier,
+    /// The thread trapped: the grid stops.
+    Trap,
+}
+
+/// What a thread of a running block knows about itself; the runtime's functions read it
+/// through [current].
+pub(crate) struct ThreadState {
+    pub(crate) tid: [u32; 3],
+    pub(crate) ctaid: [u32; 3],
+    pub(crate) ntid: [u32; 3],
+    pub(crate) nctaid: [u32; 3],
+    /// The fiber's yielder, set when the fiber first runs.
+    yielder: Cell<*const Yielder<(), Stop>>,
+    /// The predicate this thread brought to the barrier it waits at.
+    pub(crate) barrier_vote: Cell<bool>,
+    /// What the barrier answered: the number of threads that voted true.
+    pub(crate) barrier_count: Cell<u32>,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const ThreadState> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The thread running on this OS thread, or `None` outside a kernel.
+pub(crate) fn current() -> Option<&'static ThreadState> {
+    let state = CURRENT.with(Cell::get);
+    // SAFETY: set by the scheduler to a state that outlives the fiber's run.
+    unsafe { state.as_ref() }
+}
+
+/// Gives the CPU back to the block's scheduler with `why`; returns when it resumes the fiber.
+pub(crate) fn stop(why: Stop) {
+    let Some(state) = current() else {
+        return;
+    };
+    let yielder = state.yielder.get();
+    // SAFETY: the yielder of the running fiber, alive while it runs.
+    unsafe { (*yielder).suspend(why) };
+}
+
+/// A launch.
+pub(crate) struct Grid {
+    pub(crate) entry: Entry,
+    pub(crate) params: *const *const c_void,
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+}
+
+// SAFETY: the parameters are read (never written) by every thread of the launch, which the
+// caller keeps alive until `run` returns.
+unsafe impl Sync for Grid {}
+
+/// How a launch ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Completed,
+    /// A thread trapped (a panic, a failed check, an operation the CPU device lacks).
+    Trapped,
+}
+
+/// Bytes of stack each thread of a block gets (`CUDA_OXIDE_CPU_STACK` overrides).
+fn stack_bytes() -> usize {
+    std::env::var("CUDA_OXIDE_CPU_STACK")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(256 * 1024)
+}
+
+/// Runs every block of `grid`.
+pub(crate) fn run(grid: &Grid) -> Outcome {
+    let [gx, gy, gz] = grid.grid.map(u64::from);
+    let blocks = gx * gy * gz;
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get() as u64)
+        .unwrap_or(1)
+        .min(blocks)
+        .max(1);
+    let next = AtomicU64::new(0);
+    let trapped = AtomicBool::new(false);
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut stacks: Vec<DefaultStack> = Vec::new();
+                loop {
+                    if trapped.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= blocks {
+                        break;
+                    }
+                    let ctaid = [
+                        (index % gx) as u32,
+                        (index / gx % gy) as u32,
+                        (index / (gx * gy)) as u32,
+                    ];
+                    match run_block(grid, ctaid, &mut stacks) {
+                        Ok(Outcome::Completed) => {}
+                        Ok(Outcome::Trapped) => trapped.store(true, Ordering::Relaxed),
+                        Err(why) => {
+                            *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+                            trapped.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(why) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        eprintln!("cuda-oxide CPU device: {why}");
+    }
+    if trapped.load(Ordering::Relaxed) {
+        Outcome::Trapped
+    } else {
+        Outcome::Completed
+    }
+}
+
+type Fiber = Coroutine<(), Stop, (), DefaultStack>;
+
+/// Runs the threads of block `ctaid` to their end, or until one traps.
+fn run_block(
+    grid: &Grid,
+    ctaid: [u32; 3],
+    stacks: &mut Vec<DefaultStack>,
+) -> Result<Outcome, String> {
+    let [bx, by, bz] = grid.block;
+    let count = (bx * by * bz) as usize;
+    let states: Vec<ThreadState> = (0..count as u32)
+        .map(|t| ThreadState {
+            tid: [t % bx, t / bx % by, t / (bx * by)],
+            ctaid,
+            ntid: grid.block,
+            nctaid: grid.grid,
+            yielder: Cell::new(std::ptr::null()),
+            barrier_vote: Cell::new(false),
+            barrier_count: Cell::new(0),
+        })
+        .collect();
+    let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(count);
+    for state in &states {
+        let stack = match stacks.pop() {
+            Some(stack) => stack,
+            None => DefaultStack::new(stack_bytes())
+                .map_err(|e| format!("no memory for a thread's stack: {e}"))?,
+        };
+        let state: *const ThreadState = state;
+        let entry = grid.entry;
+        let params = grid.params as usize;
+        fibers.push(Some(Coroutine::with_stack(stack, move |yielder, ()| {
+            // SAFETY: `states` outlives the fibers (they end or are reset before it drops).
+            unsafe { (*state).yielder.set(yielder) };
+            // SAFETY: the entry of a kernel of a loaded image, with the launch's parameters.
+            unsafe { entry(params as *const *const c_void) };
+        })));
+    }
+    let mut waiting = vec![false; count];
+    let mut outcome = Outcome::Completed;
+    'schedule: loop {
+        let mut live = 0;
+        for (index, slot) in fibers.iter_mut().enumerate() {
+            let Some(fiber) = slot else { continue };
+            if waiting[index] {
+                live += 1;
+                continue;
+            }
+            CURRENT.with(|current| current.set(&states[index]));
+            let result = fiber.resume(());
+            CURRENT.with(|current| current.set(std::ptr::null()));
+            match result {
+                CoroutineResult::Yield(Stop::Barrier) => {
+                    waiting[index] = true;
+                    live += 1;
+                }
+                CoroutineResult::Yield(Stop::Trap) => {
+                    outcome = Outcome::Trapped;
+                    break 'schedule;
+                }
+                CoroutineResult::Return(()) => {
+                    if let Some(fiber) = slot.take() {
+                        stacks.push(fiber.into_stack());
+                    }
+                }
+            }
+        }
+        if live == 0 {
+            break;
+        }
+        // Every thread still running waits at the barrier: it opens.
+        let votes = states
+            .iter()
+            .zip(&waiting)
+            .filter(|(state, waiting)| **waiting && state.barrier_vote.get())
+            .count() as u32;
+        for (state, waiting) in states.iter().zip(waiting.iter_mut()) {
+            if *waiting {
+                state.barrier_count.set(votes);
+                *waiting = false;
+            }
+        }
+    }
+    for slot in fibers.iter_mut() {
+        if let Some(mut fiber) = slot.take() {
+            if fiber.started() && !fiber.done() {
+                // SAFETY: the fiber stopped in kernel code or the runtime's `stop`, which hold
+                // nothing to drop; it is abandoned, not resumed.
+                unsafe { fiber.force_reset() };
+            }
+            stacks.push(fiber.into_stack());
+        }
+    }
+    Ok(outcome)
+}

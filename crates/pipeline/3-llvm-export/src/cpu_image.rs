@@ -1,0 +1,198 @@
+//! The CPU flavour of a module (`docs/cpu.md`): what the export writes differently so that the
+//! CPU device's runtime can load it from the host binary and run its kernels.
+//!
+//! - Every definition is `internal`: the module is linked into the host program, whose own
+//!   functions have the same names. Only the image table ([CpuImage::table_symbol]) is seen.
+//! - A function the module declares (a runtime function the CPU flavour of an intrinsic calls,
+//!   `vprintf`, `malloc`, a `#[device] extern`) becomes a *slot*: a pointer the runtime fills
+//!   when it loads the image, and a thunk of the declared name that calls through it. The object
+//!   then needs no symbol from the program; a slot the runtime leaves empty calls its
+//!   `missing` function with the slot's name instead, which stops the kernel with that name.
+//! - Shared memory (`addrspace(3)`) is `thread_local`: the runtime runs the threads of a block
+//!   on one OS thread, one block at a time, so each block in flight has its own.
+//! - Each kernel gets an entry that takes the launch's parameter array (`void **`, as
+//!   `cuLaunchKernel` has it) and calls the kernel with the values it points at.
+//! - The image table lists the kernels' names and entries, the slots and the globals the GPU
+//!   flavour gives external linkage (the panic record), so the runtime finds all of them.
+//!
+//! Layout of the table (all fields 8 bytes, version 1):
+//! `{ version, kernel count, kernels, slot count, slots, global count, globals, missing slot }`,
+//! each kernel `{ name, name length, entry, parameter count }`, each slot `{ name, name
+//! length, address of the slot }`, each global `{ name, name length, address, size }`.
+
+use crate::naming::{escape, global_ref};
+
+/// Version of the table layout above; the runtime refuses another.
+pub const CPU_IMAGE_VERSION: u64 = 1;
+
+/// Bytes of dynamic shared memory a block has on the CPU: the most a Hopper block can have.
+pub const CPU_DYNAMIC_SHARED_BYTES: u64 = 227 * 1024;
+
+/// Export the module as the CPU flavour, with its image table named `table_symbol`.
+#[derive(Clone, Debug)]
+pub struct CpuImage {
+    /// The one symbol of the module the host program sees.
+    pub table_symbol: String,
+}
+
+/// A kernel, as its entry calls it.
+pub(crate) struct CpuKernel {
+    pub(crate) llvm_name: String,
+    /// Each parameter's type text and attribute text (`byval(T)` among them).
+    pub(crate) params: Vec<(String, String)>,
+}
+
+/// A global the runtime can look up by name.
+pub(crate) struct ExposedGlobal {
+    pub(crate) llvm_name: String,
+    pub(crate) ty: String,
+    pub(crate) address_space: u32,
+}
+
+/// What the CPU flavour collects while the module is written.
+#[derive(Default)]
+pub(crate) struct CpuGlue {
+    pub(crate) kernels: Vec<CpuKernel>,
+    pub(crate) globals: Vec<ExposedGlobal>,
+    /// Thunks written so far, by declared name.
+    slots: Vec<String>,
+    thunks: String,
+}
+
+impl CpuGlue {
+    /// A thunk named `name` returning `result` and taking `params` (type texts), which calls
+    /// through the slot of that name.
+    pub(crate) fn thunk(&mut self, name: &str, result: &str, params: &[String]) {
+        if self.slots.iter().any(|s| s == name) {
+            return;
+        }
+        let index = self.slots.len();
+        self.slots.push(name.to_owned());
+        let slot = format!("@oxide.slot.{index}");
+        let typed = |ty: &str| {
+            if ty == "i1" {
+                "i1 zeroext".to_owned()
+            } else {
+                ty.to_owned()
+            }
+        };
+        let header: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| format!("{} %a{i}", typed(ty)))
+            .collect();
+        let result_attr = if result == "i1" { "zeroext " } else { "" };
+        let call = format!("call {result_attr}{result} %f({})", header.join(", "));
+        let (call_line, ret) = if result == "void" {
+            (format!("  {call}\n"), "  ret void\n".to_owned())
+        } else {
+            (format!("  %r = {call}\n"), format!("  ret {result} %r\n"))
+        };
+        let (name_global, name_len) = name_constant("slot", index, name);
+        self.thunks.push_str(&format!(
+            "{slot} = internal global ptr null, align 8\n{name_global}\
+             define internal {result_attr}{result} {}({}) {{\n  %f = load ptr, ptr {slot}, align 8\n  \
+             %empty = icmp eq ptr %f, null\n  br i1 %empty, label %missing, label %call\n\
+             call:\n{call_line}{ret}missing:\n  %m = load ptr, ptr @oxide.missing, align 8\n  \
+             call void %m(ptr @oxide.name.slot.{index}, i64 {name_len})\n  unreachable\n}}\n",
+            global_ref(name),
+            header.join(", ")
+        ));
+    }
+
+    /// The entries, the thunks and the table, written after everything else.
+    pub(crate) fn write(&self, image: &CpuImage) -> String {
+        let mut out = String::from("\n@oxide.missing = internal global ptr null, align 8\n");
+        out.push_str(&self.thunks);
+        let mut kernels = Vec::new();
+        for (index, kernel) in self.kernels.iter().enumerate() {
+            let entry = format!("@oxide.entry.{index}");
+            let mut body = String::new();
+            let mut args = Vec::new();
+            for (i, (ty, attrs)) in kernel.params.iter().enumerate() {
+                body.push_str(&format!(
+                    "  %p{i} = getelementptr ptr, ptr %params, i64 {i}\n  \
+                     %a{i} = load ptr, ptr %p{i}, align 8\n"
+                ));
+                if attrs.contains("byval(") {
+                    args.push(format!("ptr{attrs} %a{i}"));
+                } else {
+                    body.push_str(&format!("  %v{i} = load {ty}, ptr %a{i}, align 1\n"));
+                    args.push(format!("{ty} %v{i}"));
+                }
+            }
+            out.push_str(&format!(
+                "define internal void {entry}(ptr %params) {{\n{body}  call void {}({})\n  \
+                 ret void\n}}\n",
+                global_ref(&kernel.llvm_name),
+                args.join(", ")
+            ));
+            let (name_global, len) = name_constant("kernel", index, &kernel.llvm_name);
+            out.push_str(&name_global);
+            kernels.push(format!(
+                "{{ ptr, i64, ptr, i64 }} {{ ptr @oxide.name.kernel.{index}, i64 {len}, ptr {entry}, \
+                 i64 {} }}",
+                kernel.params.len()
+            ));
+        }
+        let slots: Vec<String> = (0..self.slots.len())
+            .map(|index| {
+                format!(
+                    "{{ ptr, i64, ptr }} {{ ptr @oxide.name.slot.{index}, i64 {}, ptr @oxide.slot.{index} }}",
+                    self.slots[index].len()
+                )
+            })
+            .collect();
+        let mut globals = Vec::new();
+        for (index, global) in self.globals.iter().enumerate() {
+            let (name_global, len) = name_constant("global", index, &global.llvm_name);
+            out.push_str(&name_global);
+            let address = match global.address_space {
+                0 => format!("ptr {}", global_ref(&global.llvm_name)),
+                n => format!(
+                    "ptr addrspacecast (ptr addrspace({n}) {} to ptr)",
+                    global_ref(&global.llvm_name)
+                ),
+            };
+            globals.push(format!(
+                "{{ ptr, i64, ptr, i64 }} {{ ptr @oxide.name.global.{index}, i64 {len}, {address}, \
+                 i64 ptrtoint (ptr getelementptr ({}, ptr null, i32 1) to i64) }}",
+                global.ty
+            ));
+        }
+        out.push_str(&array("kernels", "{ ptr, i64, ptr, i64 }", &kernels));
+        out.push_str(&array("slots", "{ ptr, i64, ptr }", &slots));
+        out.push_str(&array("globals", "{ ptr, i64, ptr, i64 }", &globals));
+        out.push_str(&format!(
+            "{} = hidden constant {{ i64, i64, ptr, i64, ptr, i64, ptr, ptr }} {{ i64 {CPU_IMAGE_VERSION}, \
+             i64 {}, ptr @oxide.kernels, i64 {}, ptr @oxide.slots, i64 {}, ptr @oxide.globals, \
+             ptr @oxide.missing }}, align 8\n",
+            global_ref(&image.table_symbol),
+            kernels.len(),
+            slots.len(),
+            globals.len()
+        ));
+        out
+    }
+}
+
+/// `@oxide.name.<kind>.<index>`, the bytes of `name` (no NUL), and its length.
+fn name_constant(kind: &str, index: usize, name: &str) -> (String, usize) {
+    (
+        format!(
+            "@oxide.name.{kind}.{index} = private unnamed_addr constant [{} x i8] c\"{}\", align 1\n",
+            name.len(),
+            escape(name)
+        ),
+        name.len(),
+    )
+}
+
+/// `@oxide.<name>`, an array of `elements` of type `ty`.
+fn array(name: &str, ty: &str, elements: &[String]) -> String {
+    format!(
+        "@oxide.{name} = internal constant [{} x {ty}] [{}], align 8\n",
+        elements.len(),
+        elements.join(", ")
+    )
+}
