@@ -8,7 +8,7 @@ use crate::bench::{self, BENCH_CRATE};
 use crate::bundle_files::{place, set_executable};
 use crate::cli::{BuildTarget, BundleOptions};
 use crate::error::OxideError;
-use crate::example_metadata::{example_arch, pending_reason};
+use crate::example_metadata::{cpu_reason, example_arch, pending_reason};
 use crate::source_tree;
 use crate::user_build;
 
@@ -69,8 +69,15 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
         let built = user_build::build(&target)?;
         place(&built.artifact_dir, name, &dir)?;
     }
+    let not_on_cpu: Vec<(String, String)> = examples
+        .iter()
+        .filter_map(|name| {
+            cpu_reason(&examples_dir.join(name).join("Cargo.toml")).map(|r| (name.clone(), r))
+        })
+        .collect();
     let script = dir.join("run.sh");
-    std::fs::write(&script, runner_script(&examples, &pending)).map_err(io(&script))?;
+    std::fs::write(&script, runner_script(&examples, &pending, &not_on_cpu))
+        .map_err(io(&script))?;
     set_executable(&script).map_err(io(&script))?;
     bench::build_into(&dir, &[], options.arch.clone(), options.device_debug)?;
     Ok(Bundle {
@@ -90,8 +97,22 @@ fn runnable_examples(dir: &Path) -> Vec<String> {
 
 /// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in
 /// `$OUT` when set, as the device machine provides, else `logs/`), and ends with
-/// `N passed, N failed`; it exits non-zero when any failed.
-fn runner_script(examples: &[String], pending: &[(String, String)]) -> String {
+/// `N passed, N failed`; it exits non-zero when any failed. Under `CUDA_OXIDE_DEVICE=cpu`
+/// (the CPU device) it skips the examples of `not_on_cpu`, printing why.
+fn runner_script(
+    examples: &[String],
+    pending: &[(String, String)],
+    not_on_cpu: &[(String, String)],
+) -> String {
+    let cpu_cases: String = not_on_cpu
+        .iter()
+        .map(|(name, reason)| {
+            let reason = reason.replace(['\'', '"', '$', '`'], "");
+            format!(
+                "            {name}) echo \"SKIP {name} on the CPU device: {reason}\"; skipped=$((skipped + 1)); continue ;;\n"
+            )
+        })
+        .collect();
     let skipped: String = pending
         .iter()
         .map(|(name, reason)| {
@@ -101,7 +122,8 @@ fn runner_script(examples: &[String], pending: &[(String, String)]) -> String {
         .collect();
     format!(
         r#"#!/usr/bin/env bash
-# Runs every cuda-oxide example of this bundle on the local GPU.
+# Runs every cuda-oxide example of this bundle on the local GPU, or on the CPU device with
+# CUDA_OXIDE_DEVICE=cpu (docs/cpu.md), skipping there the examples that say they cannot run.
 # Made by `cargo oxide bundle`; each example checks its results against the CPU.
 set -u
 cd "$(dirname "${{BASH_SOURCE[0]}}")"
@@ -109,9 +131,16 @@ logs="${{OUT:-logs}}"
 mkdir -p "$logs"
 passed=0
 failed=0
+skipped=0
+on_cpu=no
+case "${{CUDA_OXIDE_DEVICE:-}}" in [cC][pP][uU]) on_cpu=yes ;; esac
 if [ -x ./gemm_bf16 ]; then
 {cublas}fi
 {skipped}for example in {examples}; do
+    if [ "$on_cpu" = yes ]; then
+        case "$example" in
+{cpu_cases}        esac
+    fi
     start=$(date +%s%N)
     if "./$example" >"$logs/$example.log" 2>&1; then
         status=PASS
@@ -127,6 +156,9 @@ if [ -x ./gemm_bf16 ]; then
         tail -n 5 "$logs/$example.log" | sed 's/^/    | /'
     fi
 done
+if [ "$on_cpu" = yes ]; then
+    echo "on the CPU device: $skipped example(s) skipped"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
 "#,
@@ -144,6 +176,11 @@ mod tests {
         let script = runner_script(
             &["vecadd".into(), "casts".into()],
             &[("printf".into(), "needs string constants".into())],
+            &[("casts".into(), "needs `wgmma`".into())],
+        );
+        assert!(
+            script.contains(r#"casts) echo "SKIP casts on the CPU device: needs wgmma"; skipped=$((skipped + 1)); continue ;;"#),
+            "{script}"
         );
         assert!(
             script.contains("echo 'SKIP printf: needs string constants'"),

@@ -70,6 +70,11 @@ pub struct RunTarget {
     #[command(flatten)]
     pub build: BuildTarget,
 
+    /// Run the kernels on the CPU device, with the CUDA execution model (the same as
+    /// `CUDA_OXIDE_DEVICE=cpu` in the program's environment; no GPU needed, see docs/cpu.md).
+    #[arg(long)]
+    pub cpu: bool,
+
     /// Arguments for the program.
     #[arg(last = true)]
     pub args: Vec<std::ffi::OsString>,

@@ -9,6 +9,13 @@ pub fn pending_reason(manifest: &Path) -> Option<String> {
     metadata_value(manifest, "pending")
 }
 
+/// The `cpu = "..."` of an example's `[package.metadata.cuda-oxide]`: why it does not run on
+/// the CPU device (an operation it cannot run yet); the bundle's runner skips it there,
+/// printing the reason.
+pub fn cpu_reason(manifest: &Path) -> Option<String> {
+    metadata_value(manifest, "cpu")
+}
+
 /// The `arch = "sm_XX"` of an example's `[package.metadata.cuda-oxide]`: the architecture it
 /// needs (`sm_90a` for `wgmma`), which the bundle builds it for whatever `--arch` says.
 pub fn example_arch(manifest: &Path) -> Option<String> {

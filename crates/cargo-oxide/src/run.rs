@@ -28,6 +28,9 @@ pub fn run(target: &RunTarget) -> Result<ExitCode, OxideError> {
         cargo.arg("--features").arg(build.features.join(","));
     }
     cargo.arg("--").args(&target.args);
+    if target.cpu {
+        cargo.env(DEVICE_VARIABLE, "cpu");
+    }
     let status = cargo.status().map_err(|source| OxideError::Spawn {
         command: "cargo run".into(),
         source,
@@ -38,6 +41,9 @@ pub fn run(target: &RunTarget) -> Result<ExitCode, OxideError> {
         None => ExitCode::FAILURE,
     })
 }
+
+/// The variable that makes a program's `CudaContext` the CPU device (`cuda_cpu::DEVICE_VARIABLE`).
+const DEVICE_VARIABLE: &str = "CUDA_OXIDE_DEVICE";
 
 /// The compute capability of the local GPU as `sm_XY`, from `nvidia-smi`; `None` when there
 /// is no GPU (the backend's default applies; the program then reports the missing GPU).

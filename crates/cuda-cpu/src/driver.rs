@@ -15,6 +15,7 @@ use cudarc::driver::sys::{
     CUstreamCallback,
 };
 
+use crate::graph::{self, Graph, Work};
 use crate::image::{self, Module};
 use crate::launch::{self, Grid, Outcome};
 use crate::memory;
@@ -180,8 +181,13 @@ entry_points! {
     fn cuStreamSynchronize(_stream: CUstream) { OK }
     fn cuStreamQuery(_stream: CUstream) { OK }
     fn cuStreamWaitEvent(_stream: CUstream, _event: CUevent, _flags: c_uint) { OK }
-    fn cuStreamIsCapturing(_stream: CUstream, status: *mut cudarc::driver::sys::CUstreamCaptureStatus) {
-        put(status, cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    fn cuStreamIsCapturing(stream: CUstream, status: *mut cudarc::driver::sys::CUstreamCaptureStatus) {
+        use cudarc::driver::sys::CUstreamCaptureStatus::*;
+        put(status, if graph::is_capturing(stream as usize) {
+            CU_STREAM_CAPTURE_STATUS_ACTIVE
+        } else {
+            CU_STREAM_CAPTURE_STATUS_NONE
+        })
     }
     fn cuStreamGetCtx(_stream: CUstream, ctx: *mut CUcontext) { put(ctx, context()) }
     #[always]
@@ -196,9 +202,67 @@ entry_points! {
         }
         OK
     }
-    fn cuLaunchHostFunc(_stream: CUstream, function: CUhostFn, data: *mut c_void) {
-        if let Some(function) = function {
-            function(data);
+    fn cuLaunchHostFunc(stream: CUstream, function: CUhostFn, data: *mut c_void) {
+        match function {
+            Some(function) => queue(stream, Work::Host { function, data: data as usize }),
+            None => CUresult::CUDA_ERROR_INVALID_VALUE,
+        }
+    }
+    fn cuStreamBeginCapture_v2(stream: CUstream, _mode: cudarc::driver::sys::CUstreamCaptureMode) {
+        if stream.is_null() {
+            // The legacy default stream cannot be captured, as on a GPU.
+            return CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
+        if graph::begin(stream as usize) { OK } else { CUresult::CUDA_ERROR_ILLEGAL_STATE }
+    }
+    #[always]
+    fn cuStreamEndCapture(stream: CUstream, out: *mut cudarc::driver::sys::CUgraph) {
+        match graph::end(stream as usize) {
+            Some(recorded) => put(out, Box::into_raw(Box::new(recorded)).cast()),
+            None => CUresult::CUDA_ERROR_ILLEGAL_STATE,
+        }
+    }
+    fn cuGraphInstantiateWithFlags(out: *mut cudarc::driver::sys::CUgraphExec, recorded: cudarc::driver::sys::CUgraph, _flags: u64) {
+        let Some(recorded) = (recorded as *const Graph).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        put(out, Box::into_raw(Box::new(recorded.clone())).cast())
+    }
+    fn cuGraphExecUpdate_v2(exec: cudarc::driver::sys::CUgraphExec, recorded: cudarc::driver::sys::CUgraph, info: *mut c_void) {
+        let (Some(exec), Some(recorded)) = ((exec as *mut Graph).as_mut(), (recorded as *const Graph).as_ref()) else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        *exec = recorded.clone();
+        if !info.is_null() {
+            // `CU_GRAPH_EXEC_UPDATE_SUCCESS` and no node: all zero.
+            std::ptr::write_bytes(info.cast::<u8>(), 0, std::mem::size_of::<cudarc::driver::sys::CUgraphExecUpdateResultInfo>());
+        }
+        OK
+    }
+    fn cuGraphUpload(_exec: cudarc::driver::sys::CUgraphExec, _stream: CUstream) { OK }
+    fn cuGraphLaunch(exec: cudarc::driver::sys::CUgraphExec, stream: CUstream) {
+        let Some(exec) = (exec as *const Graph).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
+        for work in exec.work.clone() {
+            let status = queue(stream, work);
+            if status != OK {
+                return status;
+            }
+        }
+        OK
+    }
+    #[always]
+    fn cuGraphDestroy(recorded: cudarc::driver::sys::CUgraph) {
+        if !recorded.is_null() {
+            drop(Box::from_raw(recorded as *mut Graph));
+        }
+        OK
+    }
+    #[always]
+    fn cuGraphExecDestroy(exec: cudarc::driver::sys::CUgraphExec) {
+        if !exec.is_null() {
+            drop(Box::from_raw(exec as *mut Graph));
         }
         OK
     }
@@ -253,30 +317,28 @@ entry_points! {
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) { copy(dst as _, src, bytes) }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) { copy(dst, src as _, bytes) }
     fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) { copy(dst as _, src as _, bytes) }
-    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, _s: CUstream) {
-        copy(dst as _, src, bytes)
+    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: CUstream) {
+        queue(s, Work::Copy { dst: dst as usize, src: src as usize, bytes })
     }
-    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, _s: CUstream) {
-        copy(dst, src as _, bytes)
+    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: CUstream) {
+        queue(s, Work::Copy { dst: dst as usize, src: src as usize, bytes })
     }
-    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, _s: CUstream) {
-        copy(dst as _, src as _, bytes)
+    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: CUstream) {
+        queue(s, Work::Copy { dst: dst as usize, src: src as usize, bytes })
     }
     fn cuMemsetD8_v2(dst: CUdeviceptr, value: u8, count: usize) {
         std::ptr::write_bytes(dst as *mut u8, value, count);
         OK
     }
-    fn cuMemsetD8Async(dst: CUdeviceptr, value: u8, count: usize, _s: CUstream) {
-        std::ptr::write_bytes(dst as *mut u8, value, count);
-        OK
+    fn cuMemsetD8Async(dst: CUdeviceptr, value: u8, count: usize, s: CUstream) {
+        queue(s, Work::Fill8 { dst: dst as usize, value, count })
     }
     fn cuMemsetD32_v2(dst: CUdeviceptr, value: u32, count: usize) {
         std::slice::from_raw_parts_mut(dst as *mut u32, count).fill(value);
         OK
     }
-    fn cuMemsetD32Async(dst: CUdeviceptr, value: u32, count: usize, _s: CUstream) {
-        std::slice::from_raw_parts_mut(dst as *mut u32, count).fill(value);
-        OK
+    fn cuMemsetD32Async(dst: CUdeviceptr, value: u32, count: usize, s: CUstream) {
+        queue(s, Work::Fill32 { dst: dst as usize, value, count })
     }
     fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) { load_module(module, image) }
     fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, _n: c_uint, _o: *mut CUjit_option, _v: *mut *mut c_void) {
@@ -312,10 +374,13 @@ entry_points! {
             None => CUresult::CUDA_ERROR_NOT_FOUND,
         }
     }
-    fn cuFuncGetAttribute(value: *mut c_int, attrib: CUfunction_attribute, _function: CUfunction) {
+    fn cuFuncGetAttribute(value: *mut c_int, attrib: CUfunction_attribute, function: CUfunction) {
         use CUfunction_attribute::*;
+        let Some(kernel) = (function as *const image::Kernel).as_ref() else {
+            return CUresult::CUDA_ERROR_INVALID_HANDLE;
+        };
         put(value, match attrib {
-            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => 1024,
+            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => kernel.max_threads as c_int,
             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => llvm_dynamic_shared_bytes() as c_int,
             CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 90,
             _ => 0,
@@ -327,29 +392,35 @@ entry_points! {
         function: CUfunction,
         gx: c_uint, gy: c_uint, gz: c_uint,
         bx: c_uint, by: c_uint, bz: c_uint,
-        shared: c_uint, _stream: CUstream,
+        shared: c_uint, stream: CUstream,
         params: *mut *mut c_void, _extra: *mut *mut c_void
     ) {
         let Some(kernel) = (function as *const image::Kernel).as_ref() else {
             return CUresult::CUDA_ERROR_INVALID_HANDLE;
         };
         let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
-        if threads == 0 || threads > 1024 || gx == 0 || gy == 0 || gz == 0 {
+        if threads == 0 || threads > u64::from(kernel.max_threads) || gx == 0 || gy == 0 || gz == 0 {
             return CUresult::CUDA_ERROR_INVALID_VALUE;
         }
         if shared > llvm_dynamic_shared_bytes() {
             return CUresult::CUDA_ERROR_INVALID_VALUE;
         }
-        let grid = Grid {
-            entry: kernel.entry,
-            params: params as *const *const c_void,
+        if params.is_null() && !kernel.param_sizes.is_empty() {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
+        // The parameters' bytes, copied now: the caller may reuse its array once this returns.
+        let params = kernel
+            .param_sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| std::slice::from_raw_parts(*params.add(i) as *const u8, size).to_vec())
+            .collect();
+        queue(stream, Work::Launch {
+            kernel,
             grid: [gx, gy, gz],
             block: [bx, by, bz],
-        };
-        if launch::run(&grid) == Outcome::Trapped {
-            STICKY.store(CUresult::CUDA_ERROR_LAUNCH_FAILED as u32, Ordering::Release);
-        }
-        OK
+            params,
+        })
     }
     #[always]
     fn cuGetErrorString(error: CUresult, text: *mut *const c_char) {
@@ -372,6 +443,62 @@ fn error_text(error: CUresult) -> &'static CStr {
         CUresult::CUDA_ERROR_INVALID_IMAGE => c"device kernel image is invalid",
         CUresult::CUDA_ERROR_NOT_FOUND => c"named symbol not found",
         _ => c"CUDA error on the CPU device",
+    }
+}
+
+/// Runs `work` now, or records it when `stream` captures.
+fn queue(stream: CUstream, work: Work) -> CUresult {
+    let mut pending = Some(work);
+    if graph::record(stream as usize, || pending.take().expect("recorded once")) {
+        return OK;
+    }
+    match pending {
+        // SAFETY: the work's addresses are the program's, as the driver API's contract says.
+        Some(work) => unsafe { run(work) },
+        None => OK,
+    }
+}
+
+/// Runs one piece of work.
+unsafe fn run(work: Work) -> CUresult {
+    match work {
+        // SAFETY: the caller's buffers (the driver API's contract).
+        Work::Copy { dst, src, bytes } => unsafe { copy(dst as _, src as _, bytes) },
+        Work::Fill8 { dst, value, count } => {
+            // SAFETY: as above.
+            unsafe { std::ptr::write_bytes(dst as *mut u8, value, count) };
+            OK
+        }
+        Work::Fill32 { dst, value, count } => {
+            // SAFETY: as above.
+            unsafe { std::slice::from_raw_parts_mut(dst as *mut u32, count).fill(value) };
+            OK
+        }
+        Work::Host { function, data } => {
+            // SAFETY: the program's callback with its data.
+            unsafe { function(data as *mut c_void) };
+            OK
+        }
+        Work::Launch {
+            kernel,
+            grid,
+            block,
+            params,
+        } => {
+            // SAFETY: a kernel of a module loaded for good.
+            let kernel = unsafe { &*kernel };
+            let pointers: Vec<*const c_void> = params.iter().map(|p| p.as_ptr().cast()).collect();
+            let grid = Grid {
+                entry: kernel.entry,
+                params: pointers.as_ptr(),
+                grid,
+                block,
+            };
+            if launch::run(&grid) == Outcome::Trapped {
+                STICKY.store(CUresult::CUDA_ERROR_LAUNCH_FAILED as u32, Ordering::Release);
+            }
+            OK
+        }
     }
 }
 

@@ -6,8 +6,8 @@ use std::ffi::c_void;
 
 use crate::runtime;
 
-/// The table layout this runtime reads.
-pub const IMAGE_VERSION: u64 = 1;
+/// The table layout this runtime reads (the exporter's).
+pub use kernel_abi::CPU_IMAGE_VERSION as IMAGE_VERSION;
 
 /// A kernel's entry: takes the launch's parameter array (`void **`).
 pub(crate) type Entry = unsafe extern "C" fn(*const *const c_void);
@@ -31,6 +31,8 @@ struct KernelEntry {
     name_len: u64,
     entry: Entry,
     params: u64,
+    param_sizes: *const u64,
+    max_threads: u64,
 }
 
 #[repr(C)]
@@ -52,6 +54,10 @@ struct GlobalEntry {
 pub(crate) struct Kernel {
     pub(crate) name: String,
     pub(crate) entry: Entry,
+    /// The size in bytes of each parameter (what a launch's parameter array points at).
+    pub(crate) param_sizes: Vec<usize>,
+    /// The most threads a block may have (the kernel's launch bound or declared shape).
+    pub(crate) max_threads: u32,
 }
 
 /// A global variable of a loaded module.
@@ -107,11 +113,14 @@ pub(crate) unsafe fn load(table: *const c_void) -> Module {
         }
         let kernels = std::slice::from_raw_parts(table.kernels, table.kernel_count as usize)
             .iter()
-            .map(|kernel| {
-                Kernel {
-                    name: text(kernel.name, kernel.name_len),
-                    entry: kernel.entry,
-                }
+            .map(|kernel| Kernel {
+                name: text(kernel.name, kernel.name_len),
+                entry: kernel.entry,
+                param_sizes: std::slice::from_raw_parts(kernel.param_sizes, kernel.params as usize)
+                    .iter()
+                    .map(|&size| size as usize)
+                    .collect(),
+                max_threads: kernel.max_threads.min(1024) as u32,
             })
             .collect();
         let globals = std::slice::from_raw_parts(table.globals, table.global_count as usize)

@@ -1,7 +1,10 @@
 //! Running a grid on the CPU: blocks spread over worker threads (one block at a time per
 //! worker, so a block's `thread_local` shared memory is its own), the threads of a block as
-//! fibers ([corosensei]) that run until they finish or stop at a barrier; when every thread
-//! still running waits at the barrier, all go on.
+//! fibers ([corosensei]) that run until they finish or stop at a barrier or a warp operation;
+//! when the lanes of a warp operation have all arrived they go on ([crate::warp]), and when
+//! every thread still running waits at the barrier, all go on. Threads that wait for each
+//! other in a way that cannot end (some at the barrier, others at a warp operation whose lanes
+//! never all arrive) stop the launch with a message naming the block.
 
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -12,12 +15,15 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use crate::image::Entry;
+use crate::warp::{self, WarpOp};
 
 /// Why a fiber gave the CPU back before finishing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stop {
     /// At `bar.sync` (`syncthreads` and its counting forms).
     Barrier,
+    /// At a warp-synchronous operation ([ThreadState::warp_op] says which).
+    Warp,
     /// The thread trapped: the grid stops.
     Trap,
 }
@@ -35,6 +41,27 @@ pub(crate) struct ThreadState {
     pub(crate) barrier_vote: Cell<bool>,
     /// What the barrier answered: the number of threads that voted true.
     pub(crate) barrier_count: Cell<u32>,
+    /// The warp operation this thread waits at.
+    pub(crate) warp_op: Cell<Option<WarpOp>>,
+    /// Its result.
+    pub(crate) warp_result: Cell<u64>,
+}
+
+impl ThreadState {
+    /// `threadIdx` as one number, x fastest.
+    pub(crate) fn linear_tid(&self) -> u32 {
+        self.tid[0] + self.ntid[0] * (self.tid[1] + self.ntid[1] * self.tid[2])
+    }
+
+    /// The lanes the thread's warp has (the last warp of a block may be partial).
+    pub(crate) fn warp_lanes(&self) -> u32 {
+        let size = self.ntid[0] * self.ntid[1] * self.ntid[2];
+        let first = self.linear_tid() / 32 * 32;
+        match size - first {
+            n if n >= 32 => u32::MAX,
+            n => (1u32 << n) - 1,
+        }
+    }
 }
 
 thread_local! {
@@ -139,6 +166,67 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
 
 type Fiber = Coroutine<(), Stop, (), DefaultStack>;
 
+/// Where a thread of a running block is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    Running,
+    Barrier,
+    Warp,
+    Done,
+}
+
+/// Completes the warp operations whose lanes have all arrived; whether any did.
+fn release_warps(states: &[ThreadState], waits: &mut [Wait]) -> bool {
+    let mut released = false;
+    for warp_start in (0..states.len()).step_by(32) {
+        let warp_end = (warp_start + 32).min(states.len());
+        let lanes = warp_start..warp_end;
+        let arrived: Vec<(u32, WarpOp)> = lanes
+            .clone()
+            .filter(|&t| waits[t] == Wait::Warp)
+            .filter_map(|t| {
+                states[t]
+                    .warp_op
+                    .get()
+                    .map(|op| ((t - warp_start) as u32, op))
+            })
+            .collect();
+        let mut kinds: Vec<(warp::WarpKind, u32)> = Vec::new();
+        for (_, op) in &arrived {
+            if !kinds.contains(&(op.kind, op.mask)) {
+                kinds.push((op.kind, op.mask));
+            }
+        }
+        for (kind, mask) in kinds {
+            let group: Vec<(u32, WarpOp)> = arrived
+                .iter()
+                .copied()
+                .filter(|(_, op)| op.mask == mask && op.kind == kind)
+                .collect();
+            // Every lane of the mask still running has arrived; `activemask` completes with
+            // whoever waits at it (no lane of the warp runs when this is called).
+            let complete = kind == warp::WarpKind::Active
+                || lanes.clone().all(|t| {
+                    let lane = (t - warp_start) as u32;
+                    mask & (1 << lane) == 0
+                        || waits[t] == Wait::Done
+                        || group.iter().any(|(l, _)| *l == lane)
+                });
+            if !complete {
+                continue;
+            }
+            for (lane, result) in warp::results(&group) {
+                let t = warp_start + lane as usize;
+                states[t].warp_result.set(result);
+                states[t].warp_op.set(None);
+                waits[t] = Wait::Running;
+            }
+            released = true;
+        }
+    }
+    released
+}
+
 /// Runs the threads of block `ctaid` to their end, or until one traps.
 fn run_block(
     grid: &Grid,
@@ -156,6 +244,8 @@ fn run_block(
             yielder: Cell::new(std::ptr::null()),
             barrier_vote: Cell::new(false),
             barrier_count: Cell::new(0),
+            warp_op: Cell::new(None),
+            warp_result: Cell::new(0),
         })
         .collect();
     let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(count);
@@ -175,54 +265,71 @@ fn run_block(
             unsafe { entry(params as *const *const c_void) };
         })));
     }
-    let mut waiting = vec![false; count];
+    let mut waits = vec![Wait::Running; count];
     let mut outcome = Outcome::Completed;
     'schedule: loop {
-        let mut live = 0;
+        let mut ran = false;
         for (index, slot) in fibers.iter_mut().enumerate() {
             let Some(fiber) = slot else { continue };
-            if waiting[index] {
-                live += 1;
+            if waits[index] != Wait::Running {
                 continue;
             }
+            ran = true;
             CURRENT.with(|current| current.set(&states[index]));
             let result = fiber.resume(());
             CURRENT.with(|current| current.set(std::ptr::null()));
             match result {
-                CoroutineResult::Yield(Stop::Barrier) => {
-                    waiting[index] = true;
-                    live += 1;
-                }
+                CoroutineResult::Yield(Stop::Barrier) => waits[index] = Wait::Barrier,
+                CoroutineResult::Yield(Stop::Warp) => waits[index] = Wait::Warp,
                 CoroutineResult::Yield(Stop::Trap) => {
                     outcome = Outcome::Trapped;
                     break 'schedule;
                 }
                 CoroutineResult::Return(()) => {
+                    waits[index] = Wait::Done;
                     if let Some(fiber) = slot.take() {
                         stacks.push(fiber.into_stack());
                     }
                 }
             }
         }
-        if live == 0 {
+        if waits.iter().all(|w| *w == Wait::Done) {
             break;
         }
-        // Every thread still running waits at the barrier: it opens.
-        let votes = states
+        let mut released = release_warps(&states, &mut waits);
+        let all_at_barrier = waits
             .iter()
-            .zip(&waiting)
-            .filter(|(state, waiting)| **waiting && state.barrier_vote.get())
-            .count() as u32;
-        for (state, waiting) in states.iter().zip(waiting.iter_mut()) {
-            if *waiting {
-                state.barrier_count.set(votes);
-                *waiting = false;
+            .all(|w| matches!(w, Wait::Barrier | Wait::Done));
+        if !released && all_at_barrier {
+            // Every thread still running waits at the barrier: it opens.
+            let votes = states
+                .iter()
+                .zip(&waits)
+                .filter(|(state, wait)| **wait == Wait::Barrier && state.barrier_vote.get())
+                .count() as u32;
+            for (state, wait) in states.iter().zip(waits.iter_mut()) {
+                if *wait == Wait::Barrier {
+                    state.barrier_count.set(votes);
+                    *wait = Wait::Running;
+                }
             }
+            released = true;
+        }
+        if !ran && !released {
+            let at_barrier = waits.iter().filter(|w| **w == Wait::Barrier).count();
+            let at_warp = waits.iter().filter(|w| **w == Wait::Warp).count();
+            eprintln!(
+                "cuda-oxide CPU device: block {ctaid:?} cannot go on: {at_barrier} thread(s) wait at \
+                 `syncthreads` and {at_warp} at a warp operation whose lanes do not all arrive \
+                 (a barrier or warp operation that not every thread reaches); the launch fails"
+            );
+            outcome = Outcome::Trapped;
+            break;
         }
     }
     for slot in fibers.iter_mut() {
         if let Some(mut fiber) = slot.take() {
-            if fiber.started() && !fiber.done() {
+            if !fiber.done() {
                 // SAFETY: the fiber stopped in kernel code or the runtime's `stop`, which hold
                 // nothing to drop; it is abandoned, not resumed.
                 unsafe { fiber.force_reset() };

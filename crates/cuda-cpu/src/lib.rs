@@ -10,18 +10,22 @@
 //!   runtime.
 //! - [`launch`] runs a grid: blocks spread over the CPU's cores, the threads of a block as
 //!   cooperatively scheduled fibers that meet at barriers.
-//! - [`runtime`] holds what the kernels call: special registers, barriers, the trap, `vprintf`.
+//! - [`runtime`] holds what the kernels call: special registers, barriers, warp operations
+//!   ([`warp`]), the trap, the device heap.
 //!
 //! Streams run their work when it is queued (in order, as a stream must), so a synchronisation
 //! only reports what already happened.
 
 mod driver;
 mod error;
+mod graph;
 pub mod image;
 mod launch;
 mod memory;
+mod printf;
 mod runtime;
 mod shim;
+mod warp;
 
 pub use error::CpuError;
 

@@ -48,6 +48,7 @@ fn main() -> ExitCode {
         let image = match module.loaded_from() {
             ModuleImage::Cubin => "cubin",
             ModuleImage::Ptx => "PTX",
+            ModuleImage::Cpu => "the CPU device's image",
         };
         Ok((module, image))
     };

@@ -15,15 +15,16 @@
 //! - The image table lists the kernels' names and entries, the slots and the globals the GPU
 //!   flavour gives external linkage (the panic record), so the runtime finds all of them.
 //!
-//! Layout of the table (all fields 8 bytes, version 1):
+//! Layout of the table (all fields 8 bytes, version 2):
 //! `{ version, kernel count, kernels, slot count, slots, global count, globals, missing slot }`,
-//! each kernel `{ name, name length, entry, parameter count }`, each slot `{ name, name
-//! length, address of the slot }`, each global `{ name, name length, address, size }`.
+//! each kernel `{ name, name length, entry, parameter count, parameter sizes (an array of
+//! `u64`), most threads per block }`, each slot `{ name, name length, address of the slot }`,
+//! each global `{ name, name length, address, size }`.
 
 use crate::naming::{escape, global_ref};
 
 /// Version of the table layout above; the runtime refuses another.
-pub const CPU_IMAGE_VERSION: u64 = 1;
+pub use kernel_abi::CPU_IMAGE_VERSION;
 
 /// Bytes of dynamic shared memory a block has on the CPU: the most a Hopper block can have.
 pub const CPU_DYNAMIC_SHARED_BYTES: u64 = 227 * 1024;
@@ -40,6 +41,28 @@ pub(crate) struct CpuKernel {
     pub(crate) llvm_name: String,
     /// Each parameter's type text and attribute text (`byval(T)` among them).
     pub(crate) params: Vec<(String, String)>,
+    /// Its launch bound or declared block size, else 1024.
+    pub(crate) max_threads: u32,
+}
+
+/// The type a `byval(T)` in `attrs` names, if there is one.
+fn byval_type(attrs: &str) -> Option<&str> {
+    let start = attrs.find("byval(")? + "byval(".len();
+    let mut depth = 0;
+    for (i, c) in attrs[start..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(&attrs[start..start + i]),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `i64 <size of ty>` as a constant expression.
+fn size_of(ty: &str) -> String {
+    format!("i64 ptrtoint (ptr getelementptr ({ty}, ptr null, i32 1) to i64)")
 }
 
 /// A global the runtime can look up by name.
@@ -129,10 +152,21 @@ impl CpuGlue {
             ));
             let (name_global, len) = name_constant("kernel", index, &kernel.llvm_name);
             out.push_str(&name_global);
+            let sizes: Vec<String> = kernel
+                .params
+                .iter()
+                .map(|(ty, attrs)| size_of(byval_type(attrs).unwrap_or(ty)))
+                .collect();
+            out.push_str(&format!(
+                "@oxide.sizes.{index} = private unnamed_addr constant [{} x i64] [{}], align 8\n",
+                sizes.len(),
+                sizes.join(", ")
+            ));
             kernels.push(format!(
-                "{{ ptr, i64, ptr, i64 }} {{ ptr @oxide.name.kernel.{index}, i64 {len}, ptr {entry}, \
-                 i64 {} }}",
-                kernel.params.len()
+                "{{ ptr, i64, ptr, i64, ptr, i64 }} {{ ptr @oxide.name.kernel.{index}, i64 {len}, \
+                 ptr {entry}, i64 {}, ptr @oxide.sizes.{index}, i64 {} }}",
+                kernel.params.len(),
+                kernel.max_threads
             ));
         }
         let slots: Vec<String> = (0..self.slots.len())
@@ -160,7 +194,11 @@ impl CpuGlue {
                 global.ty
             ));
         }
-        out.push_str(&array("kernels", "{ ptr, i64, ptr, i64 }", &kernels));
+        out.push_str(&array(
+            "kernels",
+            "{ ptr, i64, ptr, i64, ptr, i64 }",
+            &kernels,
+        ));
         out.push_str(&array("slots", "{ ptr, i64, ptr }", &slots));
         out.push_str(&array("globals", "{ ptr, i64, ptr, i64 }", &globals));
         out.push_str(&format!(

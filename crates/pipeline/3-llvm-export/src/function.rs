@@ -172,6 +172,7 @@ impl FunctionWriter<'_> {
             cpu.kernels.push(CpuKernel {
                 llvm_name: llvm_name.to_owned(),
                 params: cpu_params,
+                max_threads: nvptx_attrs::max_threads(ctx, func).unwrap_or(1024),
             });
         }
         if var_arg {

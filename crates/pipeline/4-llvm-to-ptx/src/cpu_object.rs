@@ -36,8 +36,16 @@ pub fn compile_cpu_object(
         None => input,
     };
     let object = dir.path.join("cpu.o");
-    let args: [&OsStr; 6] = [
+    // 128-bit atomics (`AtomicU128` in device code) as `cmpxchg16b`, which every x86-64 CPU
+    // that runs CUDA's host code has, rather than calls into a libatomic the program lacks.
+    let features = if ll_text.contains("target triple = \"x86_64") {
+        "-mattr=+cx16"
+    } else {
+        "-mattr="
+    };
+    let args: [&OsStr; 7] = [
         level.as_ref(),
+        features.as_ref(),
         "-filetype=obj".as_ref(),
         "-relocation-model=pic".as_ref(),
         llc_input.as_os_str(),

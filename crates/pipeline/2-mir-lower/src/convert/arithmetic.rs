@@ -15,8 +15,9 @@ use pliron_llvm::{
     attributes::{FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr},
     op_interfaces::{FastMathFlags, FloatBinArithOpWithFastMathFlags},
     ops::{
-        AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FSubOp,
-        ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp, URemOp, XorOp,
+        AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FRemOp,
+        FSubOp, ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp,
+        URemOp, XorOp,
     },
     types::{StructLayout, StructType},
 };
@@ -128,7 +129,9 @@ fn float_op(
         Binary::Sub => make::<FSubOp>(ctx, rw, lhs, rhs, with_contract),
         Binary::Mul => make::<FMulOp>(ctx, rw, lhs, rhs, with_contract),
         Binary::Div => make::<FDivOp>(ctx, rw, lhs, rhs, flags),
-        // LLVM's `frem` becomes an inexact `a - trunc(a / b) * b` on NVPTX.
+        // LLVM's `frem` becomes an inexact `a - trunc(a / b) * b` on NVPTX; on the host it
+        // is the C library's exact `fmod`, as libdevice's is.
+        Binary::Rem if rw.for_cpu() => make::<FRemOp>(ctx, rw, lhs, rhs, flags),
         Binary::Rem => super::math::float_rem(ctx, rw, lhs, rhs)?,
         other => {
             return Err(OpError::Malformed(format!("{other:?} on floats")));

@@ -69,6 +69,24 @@ fn update_func_attrs(ctx: &Context, func: &FuncOp, change: impl FnOnce(&mut Llvm
     func.set_attr_llvm_func_attrs(ctx, attrs);
 }
 
+/// The most threads a block of kernel `func` may have: its launch bound, or the product of its
+/// declared block shape; `None` when it has neither.
+pub fn max_threads(ctx: &Context, func: &FuncOp) -> Option<u32> {
+    let attrs = func.get_attr_llvm_func_attrs(ctx)?;
+    let text = |key: &str| match attrs.get(key) {
+        Some(LlvmAttrValue::Str(text)) => Some(text.clone()),
+        _ => None,
+    };
+    if let Some(bound) = text("nvvm.maxntid").and_then(|t| t.parse().ok()) {
+        return Some(bound);
+    }
+    text("nvvm.reqntid").and_then(|dims| {
+        dims.split(',')
+            .map(|d| d.trim().parse::<u32>().ok())
+            .try_fold(1u32, |product, d| product.checked_mul(d?))
+    })
+}
+
 /// Whether `func` carries the kernel marker.
 pub fn is_kernel(ctx: &Context, func: &FuncOp) -> bool {
     func.get_operation()

@@ -15,7 +15,7 @@ pub mod kernel;
 pub mod param_attrs;
 
 pub use kernel::{
-    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, set_block_dims,
+    ATTR_KEY_PTX_KERNEL, grid_constant_attrs, is_kernel, mark_kernel, max_threads, set_block_dims,
     set_cluster_dims, set_grid_constant, set_launch_bounds,
 };
 pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};
