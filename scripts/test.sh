@@ -33,6 +33,11 @@ for ptx in target/gpu-bundle/*.ptx; do
     echo "ptxas ok: $ptx"
 done
 
+echo "== examples on the CPU device: the same bundle, run by CUDA_OXIDE_DEVICE=cpu (docs/cpu.md)"
+# Each example checks its results against a CPU computation, as on a GPU; those that need what
+# the CPU device does not run yet say so (their `cpu` metadata) and are skipped.
+CUDA_OXIDE_DEVICE=cpu OUT=target/gpu-bundle/cpu-logs bash target/gpu-bundle/run.sh
+
 echo "== differential testing: 20 generated programs, the reproducers of tests/fuzz-regressions"
 echo "   and the Rustlantis programs of tests/rustlantis, through the backend, ptxas and their CPU side"
 # docs/fuzzing.md; fails on an internal error, an llc or ptxas failure, or a generator defect.

@@ -170,8 +170,11 @@ entry_points! {
     }
     fn cuCtxGetDevice(device: *mut CUdevice) { put(device, 0) }
     fn cuCtxSynchronize() { OK }
-    fn cuCtxSetLimit(_limit: CUlimit, _value: usize) { OK }
-    fn cuCtxGetLimit(value: *mut usize, _limit: CUlimit) { put(value, 8 << 20) }
+    fn cuCtxSetLimit(limit: CUlimit, value: usize) {
+        memory::set_limit(limit as u32, value);
+        OK
+    }
+    fn cuCtxGetLimit(value: *mut usize, limit: CUlimit) { put(value, memory::limit(limit as u32)) }
     fn cuStreamCreate(stream: *mut CUstream, _flags: c_uint) { put(stream, new_handle().cast()) }
     fn cuStreamCreateWithPriority(stream: *mut CUstream, _flags: c_uint, _priority: c_int) {
         put(stream, new_handle().cast())
@@ -232,11 +235,17 @@ entry_points! {
         let (Some(exec), Some(recorded)) = ((exec as *mut Graph).as_mut(), (recorded as *const Graph).as_ref()) else {
             return CUresult::CUDA_ERROR_INVALID_HANDLE;
         };
-        *exec = recorded.clone();
+        let same = exec.same_shape(recorded);
         if !info.is_null() {
-            // `CU_GRAPH_EXEC_UPDATE_SUCCESS` and no node: all zero.
+            // `{ result, error node, error-from node }`: success (0) or a changed topology
+            // (`CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`, 2), no nodes.
             std::ptr::write_bytes(info.cast::<u8>(), 0, std::mem::size_of::<cudarc::driver::sys::CUgraphExecUpdateResultInfo>());
+            info.cast::<u32>().write(if same { 0 } else { 2 });
         }
+        if !same {
+            return CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+        }
+        *exec = recorded.clone();
         OK
     }
     fn cuGraphUpload(_exec: cudarc::driver::sys::CUgraphExec, _stream: CUstream) { OK }
@@ -493,6 +502,7 @@ unsafe fn run(work: Work) -> CUresult {
                 params: pointers.as_ptr(),
                 grid,
                 block,
+                thread_fibers: kernel.may_wait,
             };
             if launch::run(&grid) == Outcome::Trapped {
                 STICKY.store(CUresult::CUDA_ERROR_LAUNCH_FAILED as u32, Ordering::Release);

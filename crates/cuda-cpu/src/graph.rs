@@ -49,6 +49,19 @@ pub(crate) struct Graph {
     pub(crate) work: Vec<Work>,
 }
 
+impl Graph {
+    /// Whether `other` has this graph's shape: the same work in the same order, launches of
+    /// the same kernels (what `cuGraphExecUpdate` can update in place: parameters, sizes and
+    /// addresses may differ).
+    pub(crate) fn same_shape(&self, other: &Graph) -> bool {
+        self.work.len() == other.work.len()
+            && self.work.iter().zip(&other.work).all(|pair| match pair {
+                (Work::Launch { kernel: a, .. }, Work::Launch { kernel: b, .. }) => a == b,
+                (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b),
+            })
+    }
+}
+
 /// The streams capturing now (by handle), with what they recorded.
 static CAPTURING: Mutex<Option<HashMap<usize, Graph>>> = Mutex::new(None);
 

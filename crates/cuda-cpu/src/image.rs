@@ -33,6 +33,7 @@ struct KernelEntry {
     params: u64,
     param_sizes: *const u64,
     max_threads: u64,
+    may_wait: u64,
 }
 
 #[repr(C)]
@@ -58,6 +59,9 @@ pub(crate) struct Kernel {
     pub(crate) param_sizes: Vec<usize>,
     /// The most threads a block may have (the kernel's launch bound or declared shape).
     pub(crate) max_threads: u32,
+    /// Whether its threads may wait for each other (barriers, warp operations): each then
+    /// runs as a fiber of its own; otherwise a block's threads run one after another.
+    pub(crate) may_wait: bool,
 }
 
 /// A global variable of a loaded module.
@@ -121,6 +125,7 @@ pub(crate) unsafe fn load(table: *const c_void) -> Module {
                     .map(|&size| size as usize)
                     .collect(),
                 max_threads: kernel.max_threads.min(1024) as u32,
+                may_wait: kernel.may_wait != 0,
             })
             .collect();
         let globals = std::slice::from_raw_parts(table.globals, table.global_count as usize)

@@ -91,6 +91,9 @@ pub(crate) struct Grid {
     pub(crate) params: *const *const c_void,
     pub(crate) grid: [u32; 3],
     pub(crate) block: [u32; 3],
+    /// A fiber per thread (the kernel may make threads wait for each other); otherwise one
+    /// fiber runs the block's threads one after another.
+    pub(crate) thread_fibers: bool,
 }
 
 // SAFETY: the parameters are read (never written) by every thread of the launch, which the
@@ -248,24 +251,33 @@ fn run_block(
             warp_result: Cell::new(0),
         })
         .collect();
-    let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(count);
-    for state in &states {
+    let fiber_count = if grid.thread_fibers { count } else { 1 };
+    let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(fiber_count);
+    for first in states.iter().take(fiber_count) {
         let stack = match stacks.pop() {
             Some(stack) => stack,
             None => DefaultStack::new(stack_bytes())
                 .map_err(|e| format!("no memory for a thread's stack: {e}"))?,
         };
-        let state: *const ThreadState = state;
+        let first: *const ThreadState = first;
+        let threads = if grid.thread_fibers { 1 } else { count };
         let entry = grid.entry;
         let params = grid.params as usize;
         fibers.push(Some(Coroutine::with_stack(stack, move |yielder, ()| {
-            // SAFETY: `states` outlives the fibers (they end or are reset before it drops).
-            unsafe { (*state).yielder.set(yielder) };
-            // SAFETY: the entry of a kernel of a loaded image, with the launch's parameters.
-            unsafe { entry(params as *const *const c_void) };
+            for t in 0..threads {
+                // SAFETY: `states` outlives the fibers (they end or are reset before it
+                // drops); a fiber that runs several threads runs them in order, each current
+                // while it runs. The entry is a kernel's, with the launch's parameters.
+                unsafe {
+                    let state = first.add(t);
+                    (*state).yielder.set(yielder);
+                    CURRENT.with(|current| current.set(state));
+                    entry(params as *const *const c_void);
+                }
+            }
         })));
     }
-    let mut waits = vec![Wait::Running; count];
+    let mut waits = vec![Wait::Running; fiber_count];
     let mut outcome = Outcome::Completed;
     'schedule: loop {
         let mut ran = false;
@@ -279,6 +291,15 @@ fn run_block(
             let result = fiber.resume(());
             CURRENT.with(|current| current.set(std::ptr::null()));
             match result {
+                CoroutineResult::Yield(Stop::Barrier | Stop::Warp) if !grid.thread_fibers => {
+                    eprintln!(
+                        "cuda-oxide CPU device: a kernel that the compiler found never waits \
+                         reached a barrier or warp operation (a bug in cuda-oxide); the launch \
+                         fails"
+                    );
+                    outcome = Outcome::Trapped;
+                    break 'schedule;
+                }
                 CoroutineResult::Yield(Stop::Barrier) => waits[index] = Wait::Barrier,
                 CoroutineResult::Yield(Stop::Warp) => waits[index] = Wait::Warp,
                 CoroutineResult::Yield(Stop::Trap) => {
@@ -296,7 +317,8 @@ fn run_block(
         if waits.iter().all(|w| *w == Wait::Done) {
             break;
         }
-        let mut released = release_warps(&states, &mut waits);
+        // (Only threads with fibers of their own wait, so `waits` is per thread here.)
+        let mut released = grid.thread_fibers && release_warps(&states, &mut waits);
         let all_at_barrier = waits
             .iter()
             .all(|w| matches!(w, Wait::Barrier | Wait::Done));

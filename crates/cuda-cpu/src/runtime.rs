@@ -195,22 +195,13 @@ pub(crate) extern "C" fn missing(name: *const u8, len: u64) {
     stop_thread();
 }
 
-/// The device heap: `malloc` of the host (device memory is host memory here).
+/// The device heap, within the context's heap limit.
 fn device_malloc(bytes: usize) -> *mut c_void {
-    // SAFETY: plain C allocation.
-    unsafe { libc_malloc(bytes) }
+    crate::memory::heap_allocate(bytes).cast()
 }
 
 fn device_free(ptr: *mut c_void) {
-    // SAFETY: a pointer from `device_malloc` (or null), as the device heap's contract says.
-    unsafe { libc_free(ptr) }
-}
-
-unsafe extern "C" {
-    #[link_name = "malloc"]
-    fn libc_malloc(bytes: usize) -> *mut c_void;
-    #[link_name = "free"]
-    fn libc_free(ptr: *mut c_void);
+    crate::memory::heap_free(ptr.cast())
 }
 
 /// The rows of the GPU intrinsic table the CPU device does not run (yet): a kernel that

@@ -11,7 +11,8 @@ embed_handwritten_ptx!(
     "cuda_oxide_ptx_95f5e6c2 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
     "cuda_oxide_ptx_len_95f5e6c2 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
     "cuda_oxide_cubin_95f5e6c2 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
-    "cuda_oxide_cubin_len_95f5e6c2 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
+    "cuda_oxide_cubin_len_95f5e6c2 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
+    "cuda_oxide_cpu_95f5e6c2 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
 );
 
 #[test]

@@ -11,7 +11,8 @@ embed_handwritten_ptx!(
     "cuda_oxide_ptx_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
     "cuda_oxide_ptx_len_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
     "cuda_oxide_cubin_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
-    "cuda_oxide_cubin_len_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
+    "cuda_oxide_cubin_len_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
+    "cuda_oxide_cpu_5b2f6726 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
 );
 
 #[test]

@@ -12,7 +12,8 @@ embed_handwritten_ptx!(
     "cuda_oxide_ptx_c1a15259 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
     "cuda_oxide_ptx_len_c1a15259 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
     "cuda_oxide_cubin_c1a15259 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
-    "cuda_oxide_cubin_len_c1a15259 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
+    "cuda_oxide_cubin_len_c1a15259 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)",
+    "cuda_oxide_cpu_c1a15259 (the kernels of this crate were not compiled: build it with `cargo oxide build` or `cargo oxide run`, not plain cargo)"
 );
 
 #[test]

@@ -19,7 +19,7 @@ pub const fn nul_terminated<const N: usize>(text: &str) -> [u8; N] {
 
 /// Defines the embedded-PTX symbols of the test crate (what the backend's object would).
 macro_rules! embed_handwritten_ptx {
-    ($data:literal, $len:literal, $cubin:literal, $cubin_len:literal) => {
+    ($data:literal, $len:literal, $cubin:literal, $cubin_len:literal, $cpu:literal) => {
         #[unsafe(export_name = $data)]
         static EMBEDDED_PTX: [u8; common::PTX.len() + 1] = common::nul_terminated(common::PTX);
         #[unsafe(export_name = $len)]
@@ -29,6 +29,9 @@ macro_rules! embed_handwritten_ptx {
         static EMBEDDED_CUBIN: u8 = 0;
         #[unsafe(export_name = $cubin_len)]
         static EMBEDDED_CUBIN_LEN: u64 = 0;
+        // No CPU flavour either: an image table of version 0 says so.
+        #[unsafe(export_name = $cpu)]
+        static EMBEDDED_CPU_IMAGE: u64 = 0;
 
         #[test]
         fn embedded_symbols_are_the_ones_load_refers_to() {
@@ -37,6 +40,7 @@ macro_rules! embed_handwritten_ptx {
             assert_eq!($len, reserved_oxide_symbols::ptx_len_symbol(&tag));
             assert_eq!($cubin, reserved_oxide_symbols::cubin_symbol(&tag));
             assert_eq!($cubin_len, reserved_oxide_symbols::cubin_len_symbol(&tag));
+            assert_eq!($cpu, reserved_oxide_symbols::cpu_image_symbol(&tag));
             assert_eq!(EMBEDDED_PTX.len() as u64, EMBEDDED_PTX_LEN + 1);
         }
     };

@@ -18,7 +18,7 @@
 //! Layout of the table (all fields 8 bytes, version 2):
 //! `{ version, kernel count, kernels, slot count, slots, global count, globals, missing slot }`,
 //! each kernel `{ name, name length, entry, parameter count, parameter sizes (an array of
-//! `u64`), most threads per block }`, each slot `{ name, name length, address of the slot }`,
+//! `u64`), most threads per block, whether its threads may wait for each other (1) }`, each slot `{ name, name length, address of the slot }`,
 //! each global `{ name, name length, address, size }`.
 
 use crate::naming::{escape, global_ref};
@@ -72,17 +72,58 @@ pub(crate) struct ExposedGlobal {
     pub(crate) address_space: u32,
 }
 
+/// The runtime functions (after [nvptx_attrs::CPU_RUNTIME_PREFIX]) that never make a thread
+/// wait for another: special registers, the trap, sleeps and fences. Every other one may
+/// (barriers, warp operations, mbarriers, ...).
+const NEVER_WAITING: &[&str] = &["read_ptx_sreg_", "trap", "nanosleep", "fence_"];
+
 /// What the CPU flavour collects while the module is written.
 #[derive(Default)]
 pub(crate) struct CpuGlue {
     pub(crate) kernels: Vec<CpuKernel>,
     pub(crate) globals: Vec<ExposedGlobal>,
+    /// Caller -> callees (`None`: an indirect call), for [CpuGlue::may_wait].
+    calls: std::collections::HashMap<String, Vec<Option<String>>>,
     /// Thunks written so far, by declared name.
     slots: Vec<String>,
     thunks: String,
 }
 
 impl CpuGlue {
+    /// Notes that `caller` calls `callee` (`None`: through a pointer).
+    pub(crate) fn calls(&mut self, caller: &str, callee: Option<&str>) {
+        self.calls
+            .entry(caller.to_owned())
+            .or_default()
+            .push(callee.map(str::to_owned));
+    }
+
+    /// Whether `function`, or a function it may call, makes a thread wait for others (a
+    /// barrier or a warp operation); an indirect call may. The runtime then gives each thread
+    /// a fiber of its own; otherwise a block's threads run one after another.
+    fn may_wait(&self, function: &str) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![function.to_owned()];
+        while let Some(next) = todo.pop() {
+            if !seen.insert(next.clone()) {
+                continue;
+            }
+            if let Some(row) = next.strip_prefix(nvptx_attrs::CPU_RUNTIME_PREFIX) {
+                if !NEVER_WAITING.iter().any(|p| row.starts_with(p)) {
+                    return true;
+                }
+                continue;
+            }
+            for callee in self.calls.get(&next).into_iter().flatten() {
+                match callee {
+                    Some(callee) => todo.push(callee.clone()),
+                    None => return true,
+                }
+            }
+        }
+        false
+    }
+
     /// A thunk named `name` returning `result` and taking `params` (type texts), which calls
     /// through the slot of that name.
     pub(crate) fn thunk(&mut self, name: &str, result: &str, params: &[String]) {
@@ -163,10 +204,11 @@ impl CpuGlue {
                 sizes.join(", ")
             ));
             kernels.push(format!(
-                "{{ ptr, i64, ptr, i64, ptr, i64 }} {{ ptr @oxide.name.kernel.{index}, i64 {len}, \
-                 ptr {entry}, i64 {}, ptr @oxide.sizes.{index}, i64 {} }}",
+                "{{ ptr, i64, ptr, i64, ptr, i64, i64 }} {{ ptr @oxide.name.kernel.{index}, i64 \
+                 {len}, ptr {entry}, i64 {}, ptr @oxide.sizes.{index}, i64 {}, i64 {} }}",
                 kernel.params.len(),
-                kernel.max_threads
+                kernel.max_threads,
+                u8::from(self.may_wait(&kernel.llvm_name))
             ));
         }
         let slots: Vec<String> = (0..self.slots.len())
@@ -196,7 +238,7 @@ impl CpuGlue {
         }
         out.push_str(&array(
             "kernels",
-            "{ ptr, i64, ptr, i64, ptr, i64 }",
+            "{ ptr, i64, ptr, i64, ptr, i64, i64 }",
             &kernels,
         ));
         out.push_str(&array("slots", "{ ptr, i64, ptr }", &slots));

@@ -39,6 +39,8 @@ pub(crate) struct FunctionWriter<'a> {
     pub(crate) scope: Option<crate::debug_info::Scope>,
     /// The ` !dbg !N` suffix of the instructions of the op being written.
     pub(crate) dbg: String,
+    /// The LLVM name of the function being written.
+    pub(crate) name: String,
 }
 
 /// The LLVM text of `func`: a `define` with body, or a `declare`.
@@ -61,6 +63,7 @@ pub(crate) fn write_function(
         out: String::new(),
         scope: None,
         dbg: String::new(),
+        name: llvm_name.clone(),
     };
     writer
         .function(func, &llvm_name)

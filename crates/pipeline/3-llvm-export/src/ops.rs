@@ -837,10 +837,18 @@ impl FunctionWriter<'_> {
                         format!("call type differs from the type of `@{symbol}`"),
                     ));
                 }
+                if let Some(cpu) = &mut self.state.cpu {
+                    cpu.calls(&self.name, Some(&llvm_name));
+                }
                 (global_ref(&llvm_name), &operands[..])
             }
             None => match operands.split_first() {
-                Some((callee, args)) => (self.opd(*callee)?, args),
+                Some((callee, args)) => {
+                    if let Some(cpu) = &mut self.state.cpu {
+                        cpu.calls(&self.name, None);
+                    }
+                    (self.opd(*callee)?, args)
+                }
                 None => return Err(ExportError::malformed(o.opid, "no callee")),
             },
         };
@@ -880,6 +888,9 @@ impl FunctionWriter<'_> {
         }
         let (res, _, var_arg) = func_signature(ctx, ty, o.opid)?;
         self.state.use_intrinsic(&name, ty)?;
+        if runtime && let Some(cpu) = &mut self.state.cpu {
+            cpu.calls(&self.name, Some(&name));
+        }
         let fmf = call
             .get_attr_llvm_intrinsic_fastmath_flags(ctx)
             .map(|f| fmf_text(f.0))
