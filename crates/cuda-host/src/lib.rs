@@ -68,6 +68,9 @@ mod views;
 
 pub use atomic::AtomicElement;
 pub use completion::{Completion, completion};
+/// Whether the environment asks for the CPU device (`CUDA_OXIDE_DEVICE=cpu`, docs/cpu.md): the
+/// program's `CudaContext` then runs the kernels on the host (GPU tools do not apply).
+pub use cuda_cpu::requested as cpu_device_requested;
 pub use cuda_macros::cuda_module;
 pub use cudarc;
 pub use cudarc::driver::{
