@@ -18,9 +18,15 @@ const HOST_LAYOUT: &str =
 /// A module with one kernel per intrinsic of the table, lowered for the CPU and exported as
 /// its image.
 fn every_intrinsic_on_the_cpu() -> String {
+    intrinsics_on_the_cpu(table::ALL)
+}
+
+/// A module with one kernel per intrinsic of `intrinsics`, lowered for the CPU and exported as
+/// its image.
+fn intrinsics_on_the_cpu(intrinsics: &[&'static dialect_nvvm::Intrinsic]) -> String {
     let ctx = &mut context();
     let m = module(ctx);
-    for intrinsic in table::ALL {
+    for &intrinsic in intrinsics {
         let mut params: Vec<(String, _)> = intrinsic
             .operands
             .iter()
@@ -82,6 +88,19 @@ fn every_intrinsic_calls_its_runtime_function_through_a_slot() {
         ll.contains("@cuda_oxide_cpu_test = hidden constant"),
         "{ll}"
     );
+}
+
+#[test]
+fn the_image_glue_of_three_kernels() {
+    // A special register, a barrier and a shuffle: what the runtime finds in the table (entries,
+    // parameter sizes, "may wait" flags, slots) and the thunks that call through the slots.
+    let ll = intrinsics_on_the_cpu(&[
+        &table::read_ptx_sreg_tid_x,
+        &table::barrier0,
+        &table::shfl_sync_down_i32,
+    ]);
+    let glue = &ll[ll.find("@oxide.missing =").expect("the image's glue")..];
+    insta::assert_snapshot!(glue);
 }
 
 #[test]
