@@ -5,8 +5,7 @@
 mod common;
 
 use common::*;
-use dialect_mir::ops::{ReturnOp, StoreOp};
-use dialect_nvvm::{IntrinsicOp, table};
+use dialect_nvvm::table;
 use llvm_export::{CpuImage, ExportOptions, export_module_with};
 use mir_lower::{CPU_RUNTIME_PREFIX, Flavour, lower_mir_to_llvm_for};
 use pliron::{builtin::ops::ModuleOp, context::Context};
@@ -27,26 +26,7 @@ fn intrinsics_on_the_cpu(intrinsics: &[&'static dialect_nvvm::Intrinsic]) -> Str
     let ctx = &mut context();
     let m = module(ctx);
     for &intrinsic in intrinsics {
-        let mut params: Vec<(String, _)> = intrinsic
-            .operands
-            .iter()
-            .enumerate()
-            .map(|(i, scalar)| (format!("a{i}"), scalar.mir_type(ctx)))
-            .collect();
-        if let Some(result) = intrinsic.result {
-            let ty = result.mir_type(ctx);
-            params.push(("out".into(), ptr(ctx, ty)));
-        }
-        let named: Vec<(&str, _)> = params.iter().map(|(n, t)| (n.as_str(), *t)).collect();
-        let (_, entry, args) = func(ctx, m, intrinsic.name, &named, vec![], true);
-        let mut b = B::new(ctx, entry);
-        let operands = args[..intrinsic.operands.len()].to_vec();
-        let op = b.op(|ctx| IntrinsicOp::new(ctx, intrinsic, operands));
-        if let Some(result) = op.result(b.ctx) {
-            let out = *args.last().unwrap();
-            b.op(|ctx| StoreOp::new(ctx, result, out));
-        }
-        b.op(|ctx| ReturnOp::new(ctx, None));
+        add_intrinsic_kernel(ctx, m, intrinsic);
     }
     lower_for_cpu(ctx, m)
 }

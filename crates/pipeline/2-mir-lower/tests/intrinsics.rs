@@ -7,48 +7,21 @@
 mod common;
 
 use common::*;
-use dialect_mir::ops::{ReturnOp, StoreOp};
-use dialect_nvvm::{Intrinsic, IntrinsicOp, Target, table};
+use dialect_nvvm::{Target, table};
 use gpu_toolchain::find_ptxas;
 use llvm_to_ptx::{PtxOptions, compile_to_ptx};
-use pliron::{builtin::ops::ModuleOp, context::Context};
 use ptx_tools::assemble_with_ptxas;
 
 /// The oldest architecture this `ptxas` assembles for (CUDA 13 dropped the older ones); PTX
 /// for an older `.target` is still checked against that `.target`.
 const OLDEST_PTXAS_ARCH: u32 = 75;
 
-/// Appends a kernel named after `intrinsic` to `m`: it takes one parameter per operand and,
-/// when the intrinsic has a result, a pointer that the result is stored to.
-fn add_kernel(ctx: &mut Context, m: ModuleOp, intrinsic: &'static Intrinsic) {
-    let mut params: Vec<(String, _)> = intrinsic
-        .operands
-        .iter()
-        .enumerate()
-        .map(|(i, scalar)| (format!("a{i}"), scalar.mir_type(ctx)))
-        .collect();
-    if let Some(result) = intrinsic.result {
-        let ty = result.mir_type(ctx);
-        params.push(("out".into(), ptr(ctx, ty)));
-    }
-    let named: Vec<(&str, _)> = params.iter().map(|(n, t)| (n.as_str(), *t)).collect();
-    let (_, entry, args) = func(ctx, m, intrinsic.name, &named, vec![], true);
-    let mut b = B::new(ctx, entry);
-    let operands = args[..intrinsic.operands.len()].to_vec();
-    let op = b.op(|ctx| IntrinsicOp::new(ctx, intrinsic, operands));
-    if let Some(result) = op.result(b.ctx) {
-        let out = *args.last().unwrap();
-        b.op(|ctx| StoreOp::new(ctx, result, out));
-    }
-    b.op(|ctx| ReturnOp::new(ctx, None));
-}
-
 #[test]
 fn every_intrinsic_lowers_to_the_llvm_of_its_declaration() {
     let ctx = &mut context();
     let m = module(ctx);
     for intrinsic in table::ALL {
-        add_kernel(ctx, m, intrinsic);
+        add_intrinsic_kernel(ctx, m, intrinsic);
     }
     lower(ctx, m);
     let ll = export(ctx, m);
@@ -81,7 +54,7 @@ fn every_intrinsic_assembles_on_its_oldest_target() {
     for intrinsic in table::ALL {
         let ctx = &mut context();
         let m = module(ctx);
-        add_kernel(ctx, m, intrinsic);
+        add_intrinsic_kernel(ctx, m, intrinsic);
         lower(ctx, m);
         let ll = export(ctx, m);
         let target = Target::required_by(intrinsic);
@@ -123,7 +96,7 @@ fn an_intrinsic_newer_than_the_declared_ptx_isa_is_rejected() {
     };
     let ctx = &mut context();
     let m = module(ctx);
-    add_kernel(ctx, m, &table::elect_sync);
+    add_intrinsic_kernel(ctx, m, &table::elect_sync);
     lower(ctx, m);
     let ll = export(ctx, m);
     let ptx = compile_to_ptx(&ll, "sm_90", &PtxOptions::default()).unwrap();
@@ -143,7 +116,7 @@ fn an_architecture_specific_intrinsic_is_rejected_on_the_plain_architecture() {
     assert!(table::wgmma_fence.arch_specific);
     let ctx = &mut context();
     let m = module(ctx);
-    add_kernel(ctx, m, &table::wgmma_fence);
+    add_intrinsic_kernel(ctx, m, &table::wgmma_fence);
     lower(ctx, m);
     let ll = export(ctx, m);
     let options = PtxOptions {

@@ -4,9 +4,10 @@
 #![allow(dead_code)]
 
 use dialect_mir::{
-    ops::{ConstantOp, FuncOp},
+    ops::{ConstantOp, FuncOp, ReturnOp, StoreOp},
     types::{DisjointSliceType, PtrType, SliceType, bool_type},
 };
+use dialect_nvvm::{Intrinsic, IntrinsicOp};
 use gpu_toolchain::find_ptxas;
 use llvm_export::export_module;
 use llvm_to_ptx::{PtxOptions, compile_to_ptx, link_libdevice_if_needed};
@@ -209,4 +210,29 @@ pub fn check_ptx(ll: &str, entries: &[&str]) -> String {
         panic!("{e}\n{ptx}");
     }
     ptx
+}
+
+/// Appends a kernel named after `intrinsic` to `m`: it takes one parameter per operand and,
+/// when the intrinsic has a result, a pointer that the result is stored to.
+pub fn add_intrinsic_kernel(ctx: &mut Context, m: ModuleOp, intrinsic: &'static Intrinsic) {
+    let mut params: Vec<(String, _)> = intrinsic
+        .operands
+        .iter()
+        .enumerate()
+        .map(|(i, scalar)| (format!("a{i}"), scalar.mir_type(ctx)))
+        .collect();
+    if let Some(result) = intrinsic.result {
+        let ty = result.mir_type(ctx);
+        params.push(("out".into(), ptr(ctx, ty)));
+    }
+    let named: Vec<(&str, _)> = params.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let (_, entry, args) = func(ctx, m, intrinsic.name, &named, vec![], true);
+    let mut b = B::new(ctx, entry);
+    let operands = args[..intrinsic.operands.len()].to_vec();
+    let op = b.op(|ctx| IntrinsicOp::new(ctx, intrinsic, operands));
+    if let Some(result) = op.result(b.ctx) {
+        let out = *args.last().unwrap();
+        b.op(|ctx| StoreOp::new(ctx, result, out));
+    }
+    b.op(|ctx| ReturnOp::new(ctx, None));
 }
