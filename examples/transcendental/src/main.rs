@@ -18,6 +18,10 @@
 //!
 //! NaN matches any NaN and nothing else; a zero must have the sign of the expected zero. The
 //! sign of `ln_gamma` is compared exactly with the host's.
+//!
+//! Each line ends with a digest of the device's result bits (every NaN counted as one value),
+//! so that two devices' outputs can be compared bit for bit: the GPU's and the CPU device's
+//! (`CUDA_OXIDE_DEVICE=cpu`, docs/cpu.md) agree exactly where their lines are the same.
 
 #![feature(float_gamma, float_erf)]
 #![allow(deprecated)] // `abs_sub` is a method too.
@@ -240,6 +244,8 @@ trait Float: Copy + std::fmt::Debug + std::fmt::LowerExp {
     /// one, `-0` is one below `+0`, infinities one beyond the largest finite values.
     fn position(self) -> i64;
     fn bits_eq(self, other: Self) -> bool;
+    /// The bits, every NaN the same value.
+    fn digest_bits(self) -> u64;
     /// `op` of the table, on the host.
     fn op(op: u32, x: Self, y: Self) -> Self;
 }
@@ -300,6 +306,14 @@ macro_rules! float_impl {
 
             fn bits_eq(self, other: $t) -> bool {
                 self.to_bits() == other.to_bits()
+            }
+
+            fn digest_bits(self) -> u64 {
+                if self.is_nan() {
+                    u64::MAX
+                } else {
+                    self.to_bits() as u64
+                }
             }
 
             fn op(op: u32, x: $t, y: $t) -> $t {
@@ -418,11 +432,12 @@ fn judge<T: Float>(function: &Function, x: &[T], y: &[T], got: &[T]) -> bool {
     };
     if outcome.failures == 0 {
         println!(
-            "ok   {} {}: max {:.2} ulp ({shown}) over {} values",
+            "ok   {} {}: max {:.2} ulp ({shown}) over {} values, digest {:016x}",
             function.name,
             T::NAME,
             outcome.max_error,
-            got.len()
+            got.len(),
+            digest(got)
         );
         true
     } else {
@@ -437,6 +452,19 @@ fn judge<T: Float>(function: &Function, x: &[T], y: &[T], got: &[T]) -> bool {
         );
         false
     }
+}
+
+/// FNV-1a over the results' [Float::digest_bits].
+fn digest<T: Float>(values: &[T]) -> u64 {
+    values.iter().fold(0xcbf2_9ce4_8422_2325, |hash, value| {
+        value
+            .digest_bits()
+            .to_le_bytes()
+            .iter()
+            .fold(hash, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+    })
 }
 
 /// Inputs of `function` in type `T`: `count` random pairs, the edge values as `x` (with `y` =

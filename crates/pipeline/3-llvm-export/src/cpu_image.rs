@@ -8,6 +8,8 @@
 //!   when it loads the image, and a thunk of the declared name that calls through it. The object
 //!   then needs no symbol from the program; a slot the runtime leaves empty calls its
 //!   `missing` function with the slot's name instead, which stops the kernel with that name.
+//!   libdevice's functions ([nvptx_attrs::LIBDEVICE_PREFIX]) stay declarations: they are linked
+//!   in after export, as for the GPU (`llvm_to_ptx::cpu_object`).
 //! - Shared memory (`addrspace(3)`) is `thread_local`: the runtime runs the threads of a block
 //!   on one OS thread, one block at a time, so each block in flight has its own.
 //! - Each kernel gets an entry that takes the launch's parameter array (`void **`, as

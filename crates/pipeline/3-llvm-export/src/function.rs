@@ -107,6 +107,7 @@ impl FunctionWriter<'_> {
                 .collect::<Result<Vec<_>, _>>()?;
             if let Some(cpu) = &mut self.state.cpu
                 && !var_arg
+                && !llvm_name.starts_with(nvptx_attrs::LIBDEVICE_PREFIX)
             {
                 // Called through a slot the CPU runtime fills (see [crate::cpu_image]).
                 cpu.thunk(llvm_name, &res_text, &params);

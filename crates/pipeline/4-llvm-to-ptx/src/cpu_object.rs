@@ -1,20 +1,84 @@
-//! The CPU flavour's `.ll` to a host object file: `opt` and `llc` for the host triple
-//! (position independent, as the host program is linked), no pass of ours between them.
+//! The CPU flavour's `.ll` to a host object file: libdevice linked in when the math calls it
+//! (with its NVVM intrinsics defined for the host, [crate::nvvm_on_cpu]), then `opt` and
+//! `llc` for the host triple (position independent, as the host program is linked).
 
 use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
 
-use gpu_toolchain::{TempDir, ToolError, find_llvm_tools, run};
+use gpu_toolchain::{LlvmTools, TempDir, ToolError, find_libdevice, find_llvm_tools, run};
 
-/// `opt -O<level>` then `llc -filetype=obj -relocation-model=pic` on `ll_text`, whose own
-/// `target triple` and `datalayout` name the host: the object's bytes.
+use crate::libdevice::{link_libdevice, needs_libdevice};
+use crate::nvvm_on_cpu::{NvvmOnCpuError, host_calls, host_definitions};
+
+/// Why the CPU object could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum CpuObjectError {
+    /// An LLVM tool, or finding one (or libdevice), failed.
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// libdevice needs an NVVM intrinsic the CPU device does not model.
+    #[error(transparent)]
+    Nvvm(#[from] NvvmOnCpuError),
+}
+
+/// The object of `ll_text`, whose own `target triple` and `datalayout` name the host:
+/// libdevice linked in if the module calls it (`__CUDA_ARCH` answered as `cuda_arch`, e.g.
+/// `900`), `opt -O<opt_level>`, then `llc -filetype=obj -relocation-model=pic`.
 pub fn compile_cpu_object(
     ll_text: &str,
     opt_level: u32,
     sysroot: Option<&Path>,
-) -> Result<Vec<u8>, ToolError> {
+    cuda_arch: u32,
+) -> Result<Vec<u8>, CpuObjectError> {
     let tools = find_llvm_tools(sysroot)?;
+    let module = if needs_libdevice(ll_text) {
+        let linked = link_libdevice(ll_text, &find_libdevice()?, Some(&tools), sysroot)?;
+        let renamed = host_calls(&linked)?;
+        let definitions = host_definitions(&renamed, cuda_arch)?;
+        link_definitions(&tools, &renamed, &definitions)?
+    } else {
+        ll_text.to_owned()
+    };
+    Ok(compile(&tools, &module, opt_level)?)
+}
+
+/// `module` with the functions of `definitions` linked in and made internal.
+fn link_definitions(
+    tools: &LlvmTools,
+    module: &str,
+    definitions: &str,
+) -> Result<String, ToolError> {
+    let llvm_link = tools
+        .llvm_link
+        .clone()
+        .ok_or_else(|| ToolError::NoLlvmLink {
+            llc: tools.llc.clone(),
+        })?;
+    let dir = TempDir::new()?;
+    let module = dir.file("module.ll", module)?;
+    let definitions = dir.file("nvvm.ll", definitions)?;
+    let linked = dir.path.join("linked.ll");
+    run(
+        &llvm_link,
+        &[
+            "--suppress-warnings".as_ref(),
+            "-S".as_ref(),
+            module.as_os_str(),
+            "--internalize".as_ref(),
+            definitions.as_os_str(),
+            "-o".as_ref(),
+            linked.as_os_str(),
+        ],
+    )?;
+    fs::read_to_string(&linked).map_err(|source| ToolError::Io {
+        context: format!("reading {}", linked.display()),
+        source,
+    })
+}
+
+/// `opt` and `llc` of `ll_text` to an object's bytes.
+fn compile(tools: &LlvmTools, ll_text: &str, opt_level: u32) -> Result<Vec<u8>, ToolError> {
     let level = format!("-O{}", opt_level.min(3));
     let dir = TempDir::new()?;
     let input = dir.file("cpu.ll", ll_text)?;

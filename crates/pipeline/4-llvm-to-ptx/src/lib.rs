@@ -2,7 +2,8 @@
 //!
 //! - [`libdevice`]: NVIDIA's libdevice linked in (`llvm-link`) when the math calls it;
 //! - [`llvm_codegen`]: `opt` and `llc`, as separate calls ([`LlvmCodegen`]);
-//! - [`cpu_object`]: the CPU device's flavour of the module to a host object file;
+//! - [`cpu_object`]: the CPU device's flavour of the module to a host object file, with
+//!   libdevice's NVVM intrinsics defined for the host ([`nvvm_on_cpu`]);
 //! - [`hoist_checks`], between two `opt` runs: thread-indexed checks that a test of the
 //!   block's size proves get a check-free copy of the kernel ([`block_versioning`]), bounds
 //!   checks that a test before a loop proves get a check-free copy of the loop
@@ -20,10 +21,11 @@ pub mod libdevice;
 mod ll_text;
 pub mod llvm_codegen;
 pub mod loop_versioning;
+pub mod nvvm_on_cpu;
 
 pub use block_versioning::version_on_block_size;
 pub use check_merging::merge_check_runs;
-pub use cpu_object::compile_cpu_object;
+pub use cpu_object::{CpuObjectError, compile_cpu_object};
 pub use libdevice::{REFLECT_FLAGS, link_libdevice, link_libdevice_if_needed, needs_libdevice};
 pub use llvm_codegen::{LlvmCodegen, OPT_NVPTX_TUNING, PtxOptions, compile_to_ptx};
 pub use loop_versioning::version_checked_loops;

@@ -190,7 +190,8 @@ fn cpu_flavour(
     } else {
         3
     };
-    llvm_to_ptx::compile_cpu_object(&ll, opt_level, config.sysroot.as_deref())
+    // libdevice's `__CUDA_ARCH` is the compute capability times 100 (`900` for sm_90).
+    llvm_to_ptx::compile_cpu_object(&ll, opt_level, config.sysroot.as_deref(), target.sm * 10)
         .map_err(|e| PipelineError::CpuFlavour(e.to_string()))
 }
 

@@ -41,6 +41,8 @@ use pliron_llvm::{
     },
 };
 
+use nvptx_attrs::LIBDEVICE_PREFIX;
+
 use super::Rewrite;
 use crate::{
     error::{LoweringError, OpError},
@@ -80,8 +82,8 @@ pub fn lowering(function: MathFn) -> Lowering {
 pub fn libdevice_name(function: MathFn, bits: u32) -> Result<String, OpError> {
     match bits {
         // libdevice has no `f16` functions: `f16` is computed in `f32` (see [libdevice_call]).
-        16 | 32 => Ok(format!("__nv_{}f", function.name())),
-        64 => Ok(format!("__nv_{}", function.name())),
+        16 | 32 => Ok(format!("{LIBDEVICE_PREFIX}{}f", function.name())),
+        64 => Ok(format!("{LIBDEVICE_PREFIX}{}", function.name())),
         _ => Err(OpError::Unsupported(format!(
             "`{function}` on a {bits}-bit float (the GPU's math library has it for f32 and f64)"
         ))),

@@ -7,6 +7,8 @@
 //!   parameters of an `llvm.func`;
 //! - [`param_attrs`]: the parameter attributes (`noalias`, `align(N)`, ...) of an `llvm.func`;
 //! - [`CPU_RUNTIME_PREFIX`]: the names of the CPU runtime's functions;
+//! - [`LIBDEVICE_PREFIX`]: the names of libdevice's functions, which lowering declares and the
+//!   exporter leaves declared (linked in after export);
 //! - [`ATTR_KEY_DEBUG_VARIABLE`] and [`debug_variable`]: the named Rust variable an
 //!   `llvm.alloca` holds (the importer describes it, the exporter writes its debug record).
 
@@ -24,6 +26,11 @@ pub use param_attrs::{ATTR_KEY_LLVM_PARAM_ATTRS, param_attrs, set_param_attrs};
 /// operations (`__oxide_cpu_read_ptx_sreg_tid_x`, ...): lowering calls them with
 /// `llvm.call_intrinsic`, the exporter calls them through slots the CPU runtime fills.
 pub const CPU_RUNTIME_PREFIX: &str = "__oxide_cpu_";
+
+/// The prefix of libdevice's functions (`__nv_sinf`): lowering declares the ones the math
+/// needs; they are linked in after export, in both flavours, so the CPU flavour's export keeps
+/// them as declarations rather than slots.
+pub const LIBDEVICE_PREFIX: &str = "__nv_";
 
 /// The key of the attribute of an `llvm.alloca` that holds a named Rust variable (its encoding
 /// is [`debug_variable::DebugVariable`]'s); with full device debug information the
