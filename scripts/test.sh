@@ -39,9 +39,11 @@ echo "== examples on the CPU device: the same bundle, run by CUDA_OXIDE_DEVICE=c
 CUDA_OXIDE_DEVICE=cpu OUT=target/gpu-bundle/cpu-logs bash target/gpu-bundle/run.sh
 
 echo "== differential testing: 20 generated programs, the reproducers of tests/fuzz-regressions"
-echo "   and the Rustlantis programs of tests/rustlantis, through the backend, ptxas and their CPU side"
-# docs/fuzzing.md; fails on an internal error, an llc or ptxas failure, or a generator defect.
-"${cargo[@]}" oxide fuzz --seeds 0..20 --batch 20 --programs tests/fuzz-regressions \
+echo "   and the Rustlantis programs of tests/rustlantis, through the backend, ptxas and their CPU side;"
+echo "   their kernels run on the CPU device against the CPU's outputs"
+# docs/fuzzing.md; fails on an internal error, an llc or ptxas failure, a generator defect, or
+# a kernel whose outputs on the CPU device differ from the CPU's.
+"${cargo[@]}" oxide fuzz --cpu --seeds 0..20 --batch 20 --programs tests/fuzz-regressions \
     --programs tests/rustlantis
 
 echo "== benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"

@@ -220,6 +220,11 @@ pub struct FuzzOptions {
     #[arg(long)]
     pub timings: bool,
 
+    /// Also run every program's device code here on the CPU device (`CUDA_OXIDE_DEVICE=cpu`,
+    /// docs/cpu.md) and compare its outputs with the CPU's bit for bit, as the GPU bundle does.
+    #[arg(long)]
+    pub cpu: bool,
+
     /// Put each batch's PTX into the bundle compressed (`xz`) and no cubin: `run.sh` unpacks
     /// the PTX and assembles the cubins with the GPU machine's ptxas. For campaigns of
     /// thousands of programs, whose PTX and cubins would not travel otherwise.

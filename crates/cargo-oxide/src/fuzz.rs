@@ -92,10 +92,14 @@ pub enum Class {
     CpuPanic,
     /// The generator (Rustlantis) failed or wrote something the harness cannot adapt.
     GeneratorFailed,
+    /// `--cpu`: the kernel ran on the CPU device and its outputs differ from the CPU's.
+    CpuDeviceMismatch,
+    /// `--cpu`: the kernel did not load or stopped on the CPU device.
+    CpuDeviceFault,
 }
 
 impl Class {
-    pub const ALL: [Class; 8] = [
+    pub const ALL: [Class; 10] = [
         Class::Ok,
         Class::Unsupported,
         Class::Internal,
@@ -104,6 +108,8 @@ impl Class {
         Class::Rejected,
         Class::CpuPanic,
         Class::GeneratorFailed,
+        Class::CpuDeviceMismatch,
+        Class::CpuDeviceFault,
     ];
 
     fn name(self) -> &'static str {
@@ -115,6 +121,8 @@ impl Class {
             Class::Ptxas => "ptxas-failure",
             Class::Rejected => "rustc-rejected",
             Class::CpuPanic => "cpu-panic",
+            Class::CpuDeviceMismatch => "cpu-device-mismatch",
+            Class::CpuDeviceFault => "cpu-device-fault",
             Class::GeneratorFailed => "generator-failed",
         }
     }
@@ -213,6 +221,8 @@ struct Workspace {
     device_debug: Option<DeviceDebug>,
     /// `--timings`: where each build's stage times go.
     timings: Option<PathBuf>,
+    /// `--cpu`: build the CPU flavour and run every kernel on the CPU device.
+    cpu_device: bool,
 }
 
 /// A batch that built: its artifacts, and the programs in it.
@@ -239,6 +249,7 @@ impl Workspace {
         release: bool,
         device_debug: Option<DeviceDebug>,
         timings: bool,
+        cpu_device: bool,
     ) -> Result<Self, OxideError> {
         std::fs::create_dir_all(dir).map_err(|source| OxideError::Io {
             path: dir.to_owned(),
@@ -253,6 +264,7 @@ impl Workspace {
             release,
             device_debug,
             timings: timings.then(|| dir.join("timings.tsv")),
+            cpu_device,
         })
     }
 
@@ -315,7 +327,7 @@ impl Workspace {
         main.push_str(&format!(
             "\n#[cuda_host::cuda_module]\nmod kernels {{\n    use cuda_device::{{DisjointSlice, kernel, thread}};\n\n{kernels}}}\n\n\
              const PROGRAMS: &[runner::Program] = &[\n{table}];\n\n\
-             fn main() -> std::process::ExitCode {{\n    runner::main(PROGRAMS)\n}}\n"
+             fn main() -> std::process::ExitCode {{\n    runner::main(PROGRAMS, kernels::load_untyped)\n}}\n"
         ));
         write(&dir.join("src/main.rs"), &main)?;
         Ok(dir.join("Cargo.toml"))
@@ -345,6 +357,8 @@ impl Workspace {
         // The runner loads the bundle's images, not the one embedded in the binary, and the
         // harness assembles the cubin itself (below): the backend need not.
         cargo.env("CUDA_OXIDE_NO_CUBIN", "1");
+        // The kernels' CPU flavour only when they are to run on the CPU device.
+        cargo.env("CUDA_OXIDE_CPU", if self.cpu_device { "1" } else { "0" });
         cargo
             .env("CARGO_NET_OFFLINE", "true")
             .env("CARGO_INCREMENTAL", "0")
@@ -725,7 +739,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<ExitCode, OxideError> {
     println!("cargo oxide fuzz: {} programs", campaign.results.len());
     for class in Class::ALL {
         let n = counts.get(&class).copied().unwrap_or(0);
-        println!("  {:<15} {n}", class.name());
+        println!("  {:<20} {n}", class.name());
         if class != Class::Ok && class != Class::Unsupported && n > 0 {
             failing = true;
         }
@@ -825,6 +839,7 @@ fn campaign(options: &FuzzOptions) -> Result<Campaign, OxideError> {
                         release,
                         options.device_debug,
                         options.timings,
+                        options.cpu,
                     )?;
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -1021,6 +1036,9 @@ fn run_batch(
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
     }
+    if ws.cpu_device {
+        run_on_cpu_device(&built.binary, &expect, &kept, results)?;
+    }
     if compact {
         let xz_to = bundle_dir.join(format!("{name}.ptx.xz"));
         let out = Command::new("xz")
@@ -1057,6 +1075,69 @@ fn run_batch(
     Ok(Some(built.binary))
 }
 
+/// `--cpu`: runs the batch's kernels on the CPU device (the runner's `gpu` mode under
+/// `CUDA_OXIDE_DEVICE=cpu`, which loads the binary's own CPU image) against `expect`, and
+/// classifies the programs that differ or stop.
+fn run_on_cpu_device(
+    binary: &Path,
+    expect: &Path,
+    kept: &[Unit],
+    results: &mut BTreeMap<u64, (Class, String)>,
+) -> Result<(), OxideError> {
+    let out = Command::new(binary)
+        .env("CUDA_OXIDE_DEVICE", "cpu")
+        .arg("gpu")
+        .arg(expect)
+        .output()
+        .map_err(|source| OxideError::Spawn {
+            command: format!("CUDA_OXIDE_DEVICE=cpu {} gpu", binary.display()),
+            source,
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tallied = stdout.lines().any(|l| l.ends_with(" fault"));
+    for p in kept {
+        if results
+            .get(&p.seed)
+            .is_some_and(|(class, _)| *class != Class::Ok)
+        {
+            continue;
+        }
+        let mismatch = format!("MISMATCH seed {}:", p.seed);
+        let fault = format!("FAULT seed {}:", p.seed);
+        let verdict = stdout.lines().find_map(|line| {
+            if line.starts_with(&mismatch) {
+                Some((Class::CpuDeviceMismatch, line.to_owned()))
+            } else if line.starts_with(&fault) || line.starts_with("LOAD-ERROR") {
+                Some((Class::CpuDeviceFault, line.to_owned()))
+            } else {
+                None
+            }
+        });
+        match verdict {
+            Some(verdict) => {
+                results.insert(p.seed, verdict);
+            }
+            // The runner died before its tally: every program it may not have run stops.
+            None if !tallied => {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                results.insert(
+                    p.seed,
+                    (
+                        Class::CpuDeviceFault,
+                        format!(
+                            "the runner stopped ({}): {}",
+                            out.status,
+                            first_lines(&stderr, 3)
+                        ),
+                    ),
+                );
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
 /// `cargo oxide fuzz reduce`: shrinks the program of a seed while its class stays the same.
 pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
     let work = source_tree::resolve_dir(&options.work)?;
@@ -1065,6 +1146,7 @@ pub fn reduce(options: &ReduceOptions) -> Result<ExitCode, OxideError> {
         work.join("target-reduce"),
         options.release,
         None,
+        false,
         false,
     )?;
     let name = "reduce";

@@ -6,6 +6,8 @@
 //! - `pub fn load(ctx: &cuda_host::CudaContext) -> Result<Module, cuda_host::Error>`: loads the
 //!   module the codegen backend embedded for this crate (its cubin on a GPU of the build's
 //!   architecture, else its PTX) and looks up each kernel;
+//! - `pub fn load_untyped(ctx)`: the same module as a `cuda_host::PtxModule`, its kernels
+//!   found by name;
 //! - `pub fn embedded()`: that PTX text and cubin;
 //! - `pub fn load_ptx(ctx, ptx: &CStr) -> Result<Module, cuda_host::Error>`: the same from a
 //!   PTX text given at run time (the crate's kernels compiled with other options);
@@ -401,19 +403,27 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         pub fn load(
             ctx: &#host::CudaContext,
         ) -> ::core::result::Result<Module, #host::Error> {
+            from_module(&load_untyped(ctx)?)
+        }
+
+        /// Loads the embedded module as [`load`] does, without looking up its kernels: for
+        /// finding kernels by name (`PtxModule::kernel`).
+        #[allow(dead_code)]
+        pub fn load_untyped(
+            ctx: &#host::CudaContext,
+        ) -> ::core::result::Result<#host::PtxModule, #host::Error> {
             unsafe extern "C" {
                 #[link_name = #cpu_image_symbol]
                 static CUDA_OXIDE_CPU_IMAGE: u8;
             }
             let (ptx, cubin) = embedded()?;
-            let module = #host::PtxModule::load_embedded_or_cpu(
+            #host::PtxModule::load_embedded_or_cpu(
                 ctx,
                 #crate_name,
                 ptx,
                 cubin,
                 (&raw const CUDA_OXIDE_CPU_IMAGE).cast(),
-            )?;
-            from_module(&module)
+            )
         }
 
         /// Loads `ptx` instead of the embedded module (the embedded PTX without its cubin, or

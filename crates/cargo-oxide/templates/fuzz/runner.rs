@@ -10,6 +10,10 @@
 //! and `failing batch: FILE` after each batch with a failure; last, `N ok, M mismatch, F fault`
 //! and the failing seeds. Any batch's binary can run
 //! every batch's files: the kernels are found by name (`k_<seed>`).
+//!
+//! On the CPU device (`CUDA_OXIDE_DEVICE=cpu`, `cargo oxide fuzz --cpu`) `gpu FILE.expect`
+//! runs this binary's own kernels, compiled for the CPU, instead of the PTX beside the file:
+//! the file must be this batch's.
 
 use std::error::Error;
 use std::ffi::CStr;
@@ -21,11 +25,14 @@ use oxide_fuzz::{THREADS, input};
 /// A program of the batch: its seed and its function.
 pub type Program = (u64, fn(u64) -> u64);
 
-pub fn main(programs: &[Program]) -> ExitCode {
+/// Loads the module embedded in this binary (the batch's `kernels::load_untyped`).
+pub type LoadOwn = fn(&CudaContext) -> Result<PtxModule, cuda_host::Error>;
+
+pub fn main(programs: &[Program], load_own: LoadOwn) -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let result = match (args.get(1).map(String::as_str), args.get(2)) {
         (Some("cpu"), Some(file)) => cpu(programs, file),
-        (Some("gpu"), Some(_)) => gpu(&args[2..]),
+        (Some("gpu"), Some(_)) => gpu(&args[2..], load_own),
         _ => {
             eprintln!("usage: {} cpu FILE | gpu FILE.expect...", args[0]);
             return ExitCode::from(2);
@@ -99,7 +106,7 @@ fn records(bytes: &[u8]) -> Result<Vec<(u64, Option<Vec<u64>>)>, Box<dyn Error>>
     Ok(all)
 }
 
-fn gpu(files: &[String]) -> Result<ExitCode, Box<dyn Error>> {
+fn gpu(files: &[String], load_own: LoadOwn) -> Result<ExitCode, Box<dyn Error>> {
     let suffix = std::env::var("FUZZ_IMAGE_SUFFIX").unwrap_or_else(|_| ".ptx".to_owned());
     let ctx = CudaContext::new(0)?;
     let stream = ctx.default_stream();
@@ -108,13 +115,23 @@ fn gpu(files: &[String]) -> Result<ExitCode, Box<dyn Error>> {
     for file in files {
         let failing_before = failing.len();
         let recs = records(&std::fs::read(file)?)?;
-        let image_path = format!("{}{suffix}", file.trim_end_matches(".expect"));
-        let mut image = std::fs::read(&image_path)?;
-        image.push(0);
-        // A PTX text ends at its NUL; a cubin is an ELF image that the driver reads from the
-        // same pointer (it holds NULs, so only its first bytes make up the `CStr`).
-        let text = CStr::from_bytes_until_nul(&image)?;
-        let module = match PtxModule::load(&ctx, "fuzz", text) {
+        let on_cpu = cuda_host::cpu_device_requested();
+        let image_path = if on_cpu {
+            "this binary's CPU image".to_owned()
+        } else {
+            format!("{}{suffix}", file.trim_end_matches(".expect"))
+        };
+        let loaded = if on_cpu {
+            load_own(&ctx)
+        } else {
+            let mut image = std::fs::read(&image_path)?;
+            image.push(0);
+            // A PTX text ends at its NUL; a cubin is an ELF image that the driver reads from
+            // the same pointer (it holds NULs, so only its first bytes make up the `CStr`).
+            let text = CStr::from_bytes_until_nul(&image)?;
+            PtxModule::load(&ctx, "fuzz", text)
+        };
+        let module = match loaded {
             Ok(module) => module,
             Err(e) => {
                 println!("LOAD-ERROR {image_path}: {e}");
@@ -155,9 +172,10 @@ fn gpu(files: &[String]) -> Result<ExitCode, Box<dyn Error>> {
                     let diffs: Vec<usize> = (0..THREADS).filter(|&i| got[i] != expected[i]).collect();
                     let i = diffs[0];
                     println!(
-                        "MISMATCH seed {seed}: {} of {THREADS} threads differ; thread {i}: input {:#018x}, gpu {:#018x}, cpu {:#018x}",
+                        "MISMATCH seed {seed}: {} of {THREADS} threads differ; thread {i}: input {:#018x}, {} {:#018x}, cpu {:#018x}",
                         diffs.len(),
                         input(seed, i),
+                        if on_cpu { "cpu-device" } else { "gpu" },
                         got[i],
                         expected[i]
                     );
