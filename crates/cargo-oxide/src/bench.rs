@@ -85,6 +85,7 @@ fn release_target(
         device_debug,
         fmad: false,
         panic_messages: None,
+        race: false,
     }
 }
 

@@ -63,6 +63,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             features: Vec::new(),
             verbose: false,
             device_debug: options.device_debug,
+            race: false,
             fmad: false,
             panic_messages: options.panic_messages,
         };

@@ -72,6 +72,7 @@ pub struct RunTarget {
 
     /// Run the kernels on the CPU device, with the CUDA execution model (the same as
     /// `CUDA_OXIDE_DEVICE=cpu` in the program's environment; no GPU needed, see docs/cpu.md).
+    /// `--race` implies it.
     #[arg(long)]
     pub cpu: bool,
 
@@ -330,6 +331,13 @@ pub struct BuildTarget {
     /// (overrides `CUDA_OXIDE_DEVICE_DEBUG`).
     #[arg(long, value_name = "LEVEL", value_enum)]
     pub device_debug: Option<DeviceDebug>,
+    /// Build the kernels' CPU flavour for the race detector (`CUDA_OXIDE_RACE=1`): on the CPU
+    /// device every access of memory is checked, and data races, barriers some threads never
+    /// reach, warp masks naming exited lanes and reads of unwritten shared memory are
+    /// reported with their source lines (docs/cpu.md). `cargo oxide run --race` also runs
+    /// the program on the CPU device.
+    #[arg(long)]
+    pub race: bool,
 }
 
 /// `--device-debug`: how much of the Rust source the PTX carries (see docs/debugging.md).

@@ -344,6 +344,7 @@ impl Workspace {
             features: Vec::new(),
             verbose: false,
             device_debug: self.device_debug,
+            race: false,
             // Rust's float semantics: the CPU side rounds every operation.
             fmad: false,
             // The profile's default: messages with debug assertions.

@@ -28,7 +28,7 @@ pub fn run(target: &RunTarget) -> Result<ExitCode, OxideError> {
         cargo.arg("--features").arg(build.features.join(","));
     }
     cargo.arg("--").args(&target.args);
-    if target.cpu {
+    if target.cpu || build.race {
         cargo.env(DEVICE_VARIABLE, "cpu");
     }
     let status = cargo.status().map_err(|source| OxideError::Spawn {

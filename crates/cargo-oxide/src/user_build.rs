@@ -252,6 +252,9 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if let Some(on) = target.panic_messages {
         cargo.env("CUDA_OXIDE_PANIC_MESSAGES", if on { "1" } else { "0" });
     }
+    if target.race {
+        cargo.env("CUDA_OXIDE_RACE", "1");
+    }
     cargo
 }
 

@@ -503,6 +503,8 @@ unsafe fn run(work: Work) -> CUresult {
                 grid,
                 block,
                 thread_fibers: kernel.may_wait,
+                race: kernel.race,
+                name: &kernel.name,
             };
             if launch::run(&grid) == Outcome::Trapped {
                 STICKY.store(CUresult::CUDA_ERROR_LAUNCH_FAILED as u32, Ordering::Release);

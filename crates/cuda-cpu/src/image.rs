@@ -23,6 +23,41 @@ pub struct ImageTable {
     global_count: u64,
     globals: *const GlobalEntry,
     missing: *mut usize,
+    shared_count: u64,
+    shared: SharedFn,
+    race: u64,
+}
+
+/// The image's function that writes `{ address, size }` of each shared variable of the OS
+/// thread calling it.
+pub(crate) type SharedFn = unsafe extern "C" fn(*mut SharedRange);
+
+/// Where one shared variable of a worker is.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct SharedRange {
+    pub(crate) address: usize,
+    pub(crate) size: u64,
+}
+
+/// What the race detector needs of a module built for it.
+#[derive(Clone, Copy)]
+pub(crate) struct RaceImage {
+    pub(crate) shared: SharedFn,
+    pub(crate) shared_count: usize,
+}
+
+impl RaceImage {
+    /// Where the calling worker's shared memory is: `(address, size)` per variable.
+    pub(crate) fn shared_ranges(&self) -> Vec<(usize, usize)> {
+        let mut ranges = vec![SharedRange::default(); self.shared_count];
+        // SAFETY: the image's function writes `shared_count` entries.
+        unsafe { (self.shared)(ranges.as_mut_ptr()) };
+        ranges
+            .iter()
+            .map(|r| (r.address, r.size as usize))
+            .collect()
+    }
 }
 
 #[repr(C)]
@@ -62,6 +97,8 @@ pub(crate) struct Kernel {
     /// Whether its threads may wait for each other (barriers, warp operations): each then
     /// runs as a fiber of its own; otherwise a block's threads run one after another.
     pub(crate) may_wait: bool,
+    /// Set when the module was built for the race detector.
+    pub(crate) race: Option<RaceImage>,
 }
 
 /// A global variable of a loaded module.
@@ -126,6 +163,10 @@ pub(crate) unsafe fn load(table: *const c_void) -> Module {
                     .collect(),
                 max_threads: kernel.max_threads.min(1024) as u32,
                 may_wait: kernel.may_wait != 0,
+                race: (table.race != 0).then_some(RaceImage {
+                    shared: table.shared,
+                    shared_count: table.shared_count as usize,
+                }),
             })
             .collect();
         let globals = std::slice::from_raw_parts(table.globals, table.global_count as usize)

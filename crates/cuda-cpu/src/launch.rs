@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::image::Entry;
+use crate::image::{Entry, RaceImage};
+use crate::race;
 use crate::warp::{self, WarpOp};
 
 /// Why a fiber gave the CPU back before finishing.
@@ -45,6 +46,12 @@ pub(crate) struct ThreadState {
     pub(crate) warp_op: Cell<Option<WarpOp>>,
     /// Its result.
     pub(crate) warp_result: Cell<u64>,
+    /// The race detector's view: the source position of the last runtime call, the barriers
+    /// and warp operations the thread has passed, and its stack (`[low, high)`).
+    pub(crate) site: Cell<usize>,
+    pub(crate) barriers_passed: Cell<u32>,
+    pub(crate) warp_syncs: Cell<u32>,
+    pub(crate) stack: Cell<(usize, usize)>,
 }
 
 impl ThreadState {
@@ -86,7 +93,7 @@ pub(crate) fn stop(why: Stop) {
 }
 
 /// A launch.
-pub(crate) struct Grid {
+pub(crate) struct Grid<'k> {
     pub(crate) entry: Entry,
     pub(crate) params: *const *const c_void,
     pub(crate) grid: [u32; 3],
@@ -94,11 +101,15 @@ pub(crate) struct Grid {
     /// A fiber per thread (the kernel may make threads wait for each other); otherwise one
     /// fiber runs the block's threads one after another.
     pub(crate) thread_fibers: bool,
+    /// Set when the kernel was built for the race detector: the launch is watched.
+    pub(crate) race: Option<RaceImage>,
+    /// The kernel's name, for messages.
+    pub(crate) name: &'k str,
 }
 
 // SAFETY: the parameters are read (never written) by every thread of the launch, which the
 // caller keeps alive until `run` returns.
-unsafe impl Sync for Grid {}
+unsafe impl Sync for Grid<'_> {}
 
 /// How a launch ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,11 +131,17 @@ fn stack_bytes() -> usize {
 pub(crate) fn run(grid: &Grid) -> Outcome {
     let [gx, gy, gz] = grid.grid.map(u64::from);
     let blocks = gx * gy * gz;
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get() as u64)
-        .unwrap_or(1)
-        .min(blocks)
-        .max(1);
+    // A watched launch runs its blocks in order on one worker: its reports are reproducible.
+    let workers = if grid.race.is_some() {
+        race::start_launch();
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get() as u64)
+            .unwrap_or(1)
+            .min(blocks)
+            .max(1)
+    };
     let next = AtomicU64::new(0);
     let trapped = AtomicBool::new(false);
     let failure: Mutex<Option<String>> = Mutex::new(None);
@@ -159,6 +176,9 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
     });
     if let Some(why) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         eprintln!("cuda-oxide CPU device: {why}");
+    }
+    if grid.race.is_some() {
+        race::end_launch(grid.name);
     }
     if trapped.load(Ordering::Relaxed) {
         Outcome::Trapped
@@ -218,16 +238,98 @@ fn release_warps(states: &[ThreadState], waits: &mut [Wait]) -> bool {
             if !complete {
                 continue;
             }
+            if race::watching() && kind != warp::WarpKind::Active {
+                let exited: Vec<u32> = lanes
+                    .clone()
+                    .filter(|&t| waits[t] == Wait::Done)
+                    .map(|t| (t - warp_start) as u32)
+                    .filter(|lane| mask & (1 << lane) != 0)
+                    .collect();
+                if let Some(&(lane, _)) = group.first()
+                    && !exited.is_empty()
+                {
+                    let state = &states[warp_start + lane as usize];
+                    let site = state.site.get();
+                    race::report(
+                        "warp-mask",
+                        site,
+                        site,
+                        format!(
+                            "warp operation at {} in block {:?}: its mask {mask:#010x} names \
+                             lane(s) {exited:?} of warp {}, which exited without reaching it",
+                            race::site_text(site),
+                            state.ctaid,
+                            warp_start / 32
+                        ),
+                    );
+                }
+            }
             for (lane, result) in warp::results(&group) {
                 let t = warp_start + lane as usize;
                 states[t].warp_result.set(result);
                 states[t].warp_op.set(None);
+                states[t].warp_syncs.set(states[t].warp_syncs.get() + 1);
                 waits[t] = Wait::Running;
             }
             released = true;
         }
     }
     released
+}
+
+/// For the race detector, as a barrier opens: every thread of the block should wait at it,
+/// at the same `syncthreads`.
+fn check_barrier(states: &[ThreadState], waits: &[Wait]) {
+    let waiting: Vec<&ThreadState> = states
+        .iter()
+        .zip(waits)
+        .filter(|(_, w)| **w == Wait::Barrier)
+        .map(|(s, _)| s)
+        .collect();
+    let Some(first) = waiting.first() else {
+        return;
+    };
+    let exited: Vec<[u32; 3]> = states
+        .iter()
+        .zip(waits)
+        .filter(|(_, w)| **w == Wait::Done)
+        .map(|(s, _)| s.tid)
+        .collect();
+    let site = first.site.get();
+    if !exited.is_empty() {
+        let shown: Vec<String> = exited.iter().take(4).map(|t| format!("{t:?}")).collect();
+        race::report(
+            "barrier-exited",
+            site,
+            site,
+            format!(
+                "`syncthreads` at {} in block {:?} opened without {} of the block's {} threads, \
+                 which exited without reaching it (threads {}{})",
+                race::site_text(site),
+                first.ctaid,
+                exited.len(),
+                states.len(),
+                shown.join(", "),
+                if exited.len() > 4 { ", ..." } else { "" }
+            ),
+        );
+    }
+    if let Some(other) = waiting.iter().find(|s| s.site.get() != site) {
+        race::report(
+            "barrier-diverged",
+            site,
+            other.site.get(),
+            format!(
+                "threads of block {:?} wait at different `syncthreads`: thread {:?} at {}, \
+                 thread {:?} at {}",
+                first.ctaid,
+                first.tid,
+                race::site_text(site),
+                other.tid,
+                race::site_text(other.site.get())
+            ),
+        );
+    }
 }
 
 /// Runs the threads of block `ctaid` to their end, or until one traps.
@@ -249,8 +351,15 @@ fn run_block(
             barrier_count: Cell::new(0),
             warp_op: Cell::new(None),
             warp_result: Cell::new(0),
+            site: Cell::new(0),
+            barriers_passed: Cell::new(0),
+            warp_syncs: Cell::new(0),
+            stack: Cell::new((0, 0)),
         })
         .collect();
+    if let Some(image) = &grid.race {
+        race::start_block(image.shared_ranges());
+    }
     let fiber_count = if grid.thread_fibers { count } else { 1 };
     let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(fiber_count);
     for first in states.iter().take(fiber_count) {
@@ -259,8 +368,16 @@ fn run_block(
             None => DefaultStack::new(stack_bytes())
                 .map_err(|e| format!("no memory for a thread's stack: {e}"))?,
         };
-        let first: *const ThreadState = first;
         let threads = if grid.thread_fibers { 1 } else { count };
+        {
+            use corosensei::stack::Stack;
+            let range = (stack.limit().get(), stack.base().get());
+            let index = fibers.len();
+            for state in &states[index..index + threads] {
+                state.stack.set(range);
+            }
+        }
+        let first: *const ThreadState = first;
         let entry = grid.entry;
         let params = grid.params as usize;
         fibers.push(Some(Coroutine::with_stack(stack, move |yielder, ()| {
@@ -329,9 +446,13 @@ fn run_block(
                 .zip(&waits)
                 .filter(|(state, wait)| **wait == Wait::Barrier && state.barrier_vote.get())
                 .count() as u32;
+            if grid.race.is_some() {
+                check_barrier(&states, &waits);
+            }
             for (state, wait) in states.iter().zip(waits.iter_mut()) {
                 if *wait == Wait::Barrier {
                     state.barrier_count.set(votes);
+                    state.barriers_passed.set(state.barriers_passed.get() + 1);
                     *wait = Wait::Running;
                 }
             }
@@ -348,6 +469,9 @@ fn run_block(
             outcome = Outcome::Trapped;
             break;
         }
+    }
+    if grid.race.is_some() {
+        race::end_block();
     }
     for slot in fibers.iter_mut() {
         if let Some(mut fiber) = slot.take() {

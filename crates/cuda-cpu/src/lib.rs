@@ -11,7 +11,7 @@
 //! - [`launch`] runs a grid: blocks spread over the CPU's cores, the threads of a block as
 //!   cooperatively scheduled fibers that meet at barriers.
 //! - [`runtime`] holds what the kernels call: special registers, barriers, warp operations
-//!   ([`warp`]), the trap, the device heap.
+//!   ([`warp`]), the trap, the device heap, and the race detector's hooks ([`race`]).
 //!
 //! Streams run their work when it is queued (in order, as a stream must), so a synchronisation
 //! only reports what already happened.
@@ -23,6 +23,7 @@ pub mod image;
 mod launch;
 mod memory;
 mod printf;
+mod race;
 mod runtime;
 mod shim;
 mod warp;

@@ -5,6 +5,7 @@
 use std::ffi::c_void;
 
 use crate::launch::{self, Stop, current};
+use crate::race;
 use crate::warp::{WarpKind as W, WarpOp};
 
 /// Every lane of the warp.
@@ -37,6 +38,20 @@ fn register(read: impl Fn(&launch::ThreadState) -> u32) -> u32 {
 }
 
 runtime_functions! {
+    race_load(address: usize, size: u64, site: usize) {
+        race::access(address, size as usize, site, race::AccessKind::Read)
+    }
+    race_store(address: usize, size: u64, site: usize) {
+        race::access(address, size as usize, site, race::AccessKind::Write)
+    }
+    race_atomic(address: usize, size: u64) {
+        race::access(address, size as usize, 0, race::AccessKind::Atomic)
+    }
+    race_at(site: usize) {
+        if let Some(state) = current() {
+            state.site.set(site);
+        }
+    }
     read_ptx_sreg_tid_x() -> u32 { register(|t| t.tid[0]) }
     read_ptx_sreg_tid_y() -> u32 { register(|t| t.tid[1]) }
     read_ptx_sreg_tid_z() -> u32 { register(|t| t.tid[2]) }

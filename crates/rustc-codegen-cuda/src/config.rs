@@ -23,6 +23,8 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_PANIC_MESSAGES",
     "CUDA_OXIDE_FAULTING_CHECKS",
     "CUDA_OXIDE_CHECK_HOISTING",
+    "CUDA_OXIDE_CPU",
+    "CUDA_OXIDE_RACE",
     "PTXAS",
 ];
 
@@ -73,6 +75,10 @@ pub struct CudaCodegenConfig {
     /// or truthy, the host binary also carries them compiled for the CPU device (see
     /// [CudaCodegenConfig::cpu_flavour]).
     pub cpu_flavour: Option<bool>,
+    /// `CUDA_OXIDE_RACE`: truthy instruments the CPU flavour for the race detector (every
+    /// access of memory reported to the CPU device's runtime, docs/cpu.md); implies the CPU
+    /// flavour.
+    pub race: bool,
 }
 
 impl CudaCodegenConfig {
@@ -100,6 +106,7 @@ impl CudaCodegenConfig {
             check_hoisting: non_empty("CUDA_OXIDE_CHECK_HOISTING").map(|v| is_truthy(&v)),
             device_debug: non_empty("CUDA_OXIDE_DEVICE_DEBUG"),
             cpu_flavour: non_empty("CUDA_OXIDE_CPU").map(|v| is_truthy(&v)),
+            race: flag("CUDA_OXIDE_RACE"),
         }
     }
 
@@ -154,7 +161,7 @@ impl CudaCodegenConfig {
     /// Whether the kernels are also compiled for the CPU device (`CUDA_OXIDE_DEVICE=cpu` at run
     /// time, `docs/cpu.md`). On unless `CUDA_OXIDE_CPU` turns it off.
     pub fn cpu_flavour(&self) -> bool {
-        self.cpu_flavour.unwrap_or(true)
+        self.race || self.cpu_flavour.unwrap_or(true)
     }
 
     /// The GPU architecture to compile for.

@@ -82,6 +82,7 @@ pub fn codegen_device_code<'tcx>(
                 table_symbol: reserved_oxide_symbols::cpu_image_symbol(
                     &reserved_oxide_symbols::crate_tag(&crate_name),
                 ),
+                race: config.race,
             }),
             sysroot: Some(tcx.sess.opts.sysroot.path().to_path_buf()),
             device_debug,

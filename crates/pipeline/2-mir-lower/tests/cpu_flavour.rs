@@ -40,6 +40,7 @@ fn lower_for_cpu(ctx: &mut Context, m: ModuleOp) -> String {
         data_layout: HOST_LAYOUT.into(),
         cpu: Some(CpuImage {
             table_symbol: "cuda_oxide_cpu_test".into(),
+            race: false,
         }),
         ..Default::default()
     };

@@ -17,11 +17,13 @@
 //! - The image table lists the kernels' names and entries, the slots and the globals the GPU
 //!   flavour gives external linkage (the panic record), so the runtime finds all of them.
 //!
-//! Layout of the table (all fields 8 bytes, version 2):
-//! `{ version, kernel count, kernels, slot count, slots, global count, globals, missing slot }`,
+//! Layout of the table (all fields 8 bytes, version 4):
+//! `{ version, kernel count, kernels, slot count, slots, global count, globals, missing slot,
+//! shared count, shared function, instrumented for races (1) }`,
 //! each kernel `{ name, name length, entry, parameter count, parameter sizes (an array of
 //! `u64`), most threads per block, whether its threads may wait for each other (1) }`, each slot `{ name, name length, address of the slot }`,
-//! each global `{ name, name length, address, size }`.
+//! each global `{ name, name length, address, size }`. The shared function, called on a worker
+//! thread, writes `{ address, size }` of each shared global of that thread.
 
 use crate::naming::{escape, global_ref};
 
@@ -36,7 +38,22 @@ pub const CPU_DYNAMIC_SHARED_BYTES: u64 = 227 * 1024;
 pub struct CpuImage {
     /// The one symbol of the module the host program sees.
     pub table_symbol: String,
+    /// Instrument the memory accesses for the race detector (`CUDA_OXIDE_RACE`, docs/cpu.md):
+    /// each plain load and store of memory that is not the thread's own stack calls the
+    /// runtime's `race_load`/`race_store` with the address, the size and its source position
+    /// first, each atomic `race_atomic`, and each call of a runtime function `race_at` with
+    /// its source position.
+    pub race: bool,
 }
+
+/// The race detector's runtime functions (after [nvptx_attrs::CPU_RUNTIME_PREFIX]) and their
+/// parameters; none makes a thread wait.
+pub(crate) const RACE_FUNCTIONS: &[(&str, &[&str])] = &[
+    ("race_load", &["ptr", "i64", "ptr"]),
+    ("race_store", &["ptr", "i64", "ptr"]),
+    ("race_atomic", &["ptr", "i64"]),
+    ("race_at", &["ptr"]),
+];
 
 /// A kernel, as its entry calls it.
 pub(crate) struct CpuKernel {
@@ -77,13 +94,24 @@ pub(crate) struct ExposedGlobal {
 /// The runtime functions (after [nvptx_attrs::CPU_RUNTIME_PREFIX]) that never make a thread
 /// wait for another: special registers, the trap, sleeps and fences. Every other one may
 /// (barriers, warp operations, mbarriers, ...).
-const NEVER_WAITING: &[&str] = &["read_ptx_sreg_", "trap", "nanosleep", "fence_"];
+const NEVER_WAITING: &[&str] = &["read_ptx_sreg_", "trap", "nanosleep", "fence_", "race_"];
 
 /// What the CPU flavour collects while the module is written.
 #[derive(Default)]
 pub(crate) struct CpuGlue {
     pub(crate) kernels: Vec<CpuKernel>,
     pub(crate) globals: Vec<ExposedGlobal>,
+    /// The shared-memory globals (`thread_local`) and their types, for the table's function
+    /// that tells the runtime where a worker's shared memory is.
+    pub(crate) shared: Vec<(String, String)>,
+    /// [CpuImage::race].
+    pub(crate) race: bool,
+    /// The race detector's source positions (`file:line:column`), by text; their constants
+    /// are `@oxide.site.<index>`.
+    sites: std::collections::HashMap<String, usize>,
+    site_constants: String,
+    /// Names of the values the race instrumentation adds (`%race.<n>`).
+    race_values: usize,
     /// Caller -> callees (`None`: an indirect call), for [CpuGlue::may_wait].
     calls: std::collections::HashMap<String, Vec<Option<String>>>,
     /// Thunks written so far, by declared name.
@@ -92,6 +120,42 @@ pub(crate) struct CpuGlue {
 }
 
 impl CpuGlue {
+    pub(crate) fn new(race: bool) -> CpuGlue {
+        let mut glue = CpuGlue {
+            race,
+            ..CpuGlue::default()
+        };
+        if race {
+            for (name, params) in RACE_FUNCTIONS {
+                let params: Vec<String> = params.iter().map(|p| (*p).to_owned()).collect();
+                glue.thunk(
+                    &format!("{}{name}", nvptx_attrs::CPU_RUNTIME_PREFIX),
+                    "void",
+                    &params,
+                );
+            }
+        }
+        glue
+    }
+
+    /// The constant holding source position `text` (`src/main.rs:12:5`, or `?`), as an
+    /// operand (`@oxide.site.3`).
+    pub(crate) fn site(&mut self, text: &str) -> String {
+        let next = self.sites.len();
+        let index = *self.sites.entry(text.to_owned()).or_insert(next);
+        if index == next {
+            let (constant, _) = name_constant("site", index, &format!("{text}\0"));
+            self.site_constants.push_str(&constant);
+        }
+        format!("@oxide.name.site.{index}")
+    }
+
+    /// A fresh name for a value the race instrumentation adds.
+    pub(crate) fn race_value(&mut self) -> String {
+        self.race_values += 1;
+        format!("%race.{}", self.race_values)
+    }
+
     /// Notes that `caller` calls `callee` (`None`: through a pointer).
     pub(crate) fn calls(&mut self, caller: &str, callee: Option<&str>) {
         self.calls
@@ -170,6 +234,27 @@ impl CpuGlue {
     pub(crate) fn write(&self, image: &CpuImage) -> String {
         let mut out = String::from("\n@oxide.missing = internal global ptr null, align 8\n");
         out.push_str(&self.thunks);
+        out.push_str(&self.site_constants);
+        // Where this OS thread's shared memory is: `{ address, size }` per shared global.
+        let mut shared_body = String::new();
+        for (index, (name, ty)) in self.shared.iter().enumerate() {
+            shared_body.push_str(&format!(
+                "  %s{index} = addrspacecast ptr addrspace(3) {} to ptr
+                   %at{index} = getelementptr {{ ptr, i64 }}, ptr %out, i64 {index}
+                   store ptr %s{index}, ptr %at{index}, align 8
+                   %size{index} = getelementptr {{ ptr, i64 }}, ptr %out, i64 {index}, i32 1
+                   store {}, ptr %size{index}, align 8
+",
+                global_ref(name),
+                size_of(ty)
+            ));
+        }
+        out.push_str(&format!(
+            "define internal void @oxide.shared(ptr %out) {{
+{shared_body}  ret void
+}}
+"
+        ));
         let mut kernels = Vec::new();
         for (index, kernel) in self.kernels.iter().enumerate() {
             let entry = format!("@oxide.entry.{index}");
@@ -246,13 +331,15 @@ impl CpuGlue {
         out.push_str(&array("slots", "{ ptr, i64, ptr }", &slots));
         out.push_str(&array("globals", "{ ptr, i64, ptr, i64 }", &globals));
         out.push_str(&format!(
-            "{} = hidden constant {{ i64, i64, ptr, i64, ptr, i64, ptr, ptr }} {{ i64 {CPU_IMAGE_VERSION}, \
-             i64 {}, ptr @oxide.kernels, i64 {}, ptr @oxide.slots, i64 {}, ptr @oxide.globals, \
-             ptr @oxide.missing }}, align 8\n",
+            "{} = hidden constant {{ i64, i64, ptr, i64, ptr, i64, ptr, ptr, i64, ptr, i64 }} {{ \
+             i64 {CPU_IMAGE_VERSION}, i64 {}, ptr @oxide.kernels, i64 {}, ptr @oxide.slots, i64 {}, \
+             ptr @oxide.globals, ptr @oxide.missing, i64 {}, ptr @oxide.shared, i64 {} }}, align 8\n",
             global_ref(&image.table_symbol),
             kernels.len(),
             slots.len(),
-            globals.len()
+            globals.len(),
+            self.shared.len(),
+            u8::from(self.race)
         ));
         out
     }

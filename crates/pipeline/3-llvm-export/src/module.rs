@@ -84,7 +84,7 @@ pub fn export_module_with(
 ) -> Result<String, ExportError> {
     let items: Vec<Ptr<Operation>> = module.get_body(ctx, 0).deref(ctx).iter(ctx).collect();
     let mut state = ModuleState::default();
-    state.cpu = options.cpu.as_ref().map(|_| CpuGlue::default());
+    state.cpu = options.cpu.as_ref().map(|image| CpuGlue::new(image.race));
     for &item in &items {
         if let Some(func) = Operation::get_op::<FuncOp>(item, ctx) {
             state.symbols.add_function(ctx, &func)?;
@@ -237,6 +237,14 @@ fn write_global(
         // (declared without a size) gets the most a block can have.
         if address_space == 3 {
             linkage = "internal thread_local ".into();
+            cpu.shared.push((
+                llvm_name.clone(),
+                if init.is_none() {
+                    format!("[{CPU_DYNAMIC_SHARED_BYTES} x i8]")
+                } else {
+                    ty_text.clone()
+                },
+            ));
             if init.is_none() {
                 return Ok(format!(
                     "{} = internal thread_local addrspace(3) global [{CPU_DYNAMIC_SHARED_BYTES} x \

@@ -421,6 +421,7 @@ impl FunctionWriter<'_> {
             ""
         };
         let ty = self.ty(self.result_type(o)?)?;
+        self.race_access(o, RaceAccess::Load, addr, &ty)?;
         let line = format!(
             "load {volatile}{ty}, {}{}",
             self.typed_opd(addr)?,
@@ -438,6 +439,8 @@ impl FunctionWriter<'_> {
         } else {
             ""
         };
+        let ty = self.ty(value.get_type(self.ctx))?;
+        self.race_access(o, RaceAccess::Store, addr, &ty)?;
         let line = format!(
             "store {volatile}{}, {}{}",
             self.typed_opd(value)?,
@@ -574,6 +577,8 @@ impl FunctionWriter<'_> {
             return Err(self.missing(o, "kind or ordering"));
         };
         let [addr, val] = self.operands(o)?;
+        let ty = self.ty(val.get_type(ctx))?;
+        self.race_access(o, RaceAccess::Atomic, addr, &ty)?;
         let line = format!(
             "atomicrmw {kind} {}, {}{} {ord}",
             self.typed_opd(addr)?,
@@ -596,6 +601,8 @@ impl FunctionWriter<'_> {
             return Err(self.missing(o, "orderings"));
         };
         let [addr, cmp, new] = self.operands(o)?;
+        let ty = self.ty(cmp.get_type(ctx))?;
+        self.race_access(o, RaceAccess::Atomic, addr, &ty)?;
         let line = format!(
             "cmpxchg {}, {}, {}{} {success} {failure}",
             self.typed_opd(addr)?,
@@ -630,6 +637,8 @@ impl FunctionWriter<'_> {
         let [addr] = self.operands(o)?;
         let res_ty = self.result_type(o)?;
         let align = self.atomic_align(o, res_ty)?;
+        let ty = self.ty(res_ty)?;
+        self.race_access(o, RaceAccess::Atomic, addr, &ty)?;
         let line = format!(
             "load atomic {}, {}{} {ord}, align {align}",
             self.ty(res_ty)?,
@@ -648,6 +657,8 @@ impl FunctionWriter<'_> {
         };
         let [value, addr] = self.operands(o)?;
         let align = self.atomic_align(o, value.get_type(ctx))?;
+        let ty = self.ty(value.get_type(ctx))?;
+        self.race_access(o, RaceAccess::Atomic, addr, &ty)?;
         let line = format!(
             "store atomic {}, {}{} {ord}, align {align}",
             self.typed_opd(value)?,
@@ -891,6 +902,12 @@ impl FunctionWriter<'_> {
         if runtime && let Some(cpu) = &mut self.state.cpu {
             cpu.calls(&self.name, Some(&name));
         }
+        if runtime {
+            self.race_at(o)?;
+        }
+        if name.starts_with("llvm.mem") {
+            self.race_mem_intrinsic(o, &name)?;
+        }
         let fmf = call
             .get_attr_llvm_intrinsic_fastmath_flags(ctx)
             .map(|f| fmf_text(f.0))
@@ -1078,6 +1095,116 @@ impl FunctionWriter<'_> {
         self.opd(op.get_result(0))
     }
 
+    /// The race detector's source text of op `o`: `file:line:column`, or `?`.
+    fn race_site(&mut self, o: &OpCtx) -> Option<String> {
+        let pos = crate::debug_info::source_pos(self.ctx, o.ptr.deref(self.ctx).loc());
+        let text = pos.map_or_else(
+            || "?".to_owned(),
+            |p| format!("{}:{}:{}", p.file.display(), p.line, p.column),
+        );
+        let cpu = self.state.cpu.as_mut().filter(|cpu| cpu.race)?;
+        Some(cpu.site(&text))
+    }
+
+    /// For the race detector (`CpuImage::race`): before an access of a `ty` at `addr`, a call
+    /// telling the runtime of it. Stack slots of the thread (an `alloca` itself) are left out.
+    fn race_access(
+        &mut self,
+        o: &OpCtx,
+        kind: RaceAccess,
+        addr: Value,
+        ty: &str,
+    ) -> Result<(), ExportError> {
+        let Some(site) = self.race_site(o) else {
+            return Ok(());
+        };
+        let ctx = self.ctx;
+        if addr
+            .defining_op()
+            .is_some_and(|def| Operation::get_op::<AllocaOp>(def, ctx).is_some())
+        {
+            return Ok(());
+        }
+        let generic = self.race_generic(addr)?;
+        let size = format!("i64 ptrtoint (ptr getelementptr ({ty}, ptr null, i32 1) to i64)");
+        let prefix = nvptx_attrs::CPU_RUNTIME_PREFIX;
+        let line = match kind {
+            RaceAccess::Load => {
+                format!("call void @{prefix}race_load(ptr {generic}, {size}, ptr {site})")
+            }
+            RaceAccess::Store => {
+                format!("call void @{prefix}race_store(ptr {generic}, {size}, ptr {site})")
+            }
+            RaceAccess::Atomic => format!("call void @{prefix}race_atomic(ptr {generic}, {size})"),
+        };
+        self.emit(line)
+    }
+
+    /// For the race detector: the ranges `llvm.memcpy`/`memmove` read and write and
+    /// `llvm.memset` writes, before it.
+    fn race_mem_intrinsic(&mut self, o: &OpCtx, name: &str) -> Result<(), ExportError> {
+        let Some(site) = self.race_site(o) else {
+            return Ok(());
+        };
+        let operands: Vec<Value> = o.ptr.deref(self.ctx).operands().collect();
+        let (dst, src, len) = match (name, operands.as_slice()) {
+            (n, [dst, src, len, ..])
+                if n.starts_with("llvm.memcpy") || n.starts_with("llvm.memmove") =>
+            {
+                (*dst, Some(*src), *len)
+            }
+            (n, [dst, _, len, ..]) if n.starts_with("llvm.memset") => (*dst, None, *len),
+            _ => return Ok(()),
+        };
+        let len_typed = self.typed_opd(len)?;
+        let len = if len_typed.starts_with("i64 ") {
+            self.opd(len)?
+        } else {
+            let Some(cpu) = &mut self.state.cpu else {
+                return Ok(());
+            };
+            let name = cpu.race_value();
+            self.emit(format!("{name} = zext {len_typed} to i64"))?;
+            name
+        };
+        let prefix = nvptx_attrs::CPU_RUNTIME_PREFIX;
+        for (addr, function) in src
+            .map(|src| (src, "race_load"))
+            .into_iter()
+            .chain([(dst, "race_store")])
+        {
+            let generic = self.race_generic(addr)?;
+            self.emit(format!(
+                "call void @{prefix}{function}(ptr {generic}, i64 {len}, ptr {site})"
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// `addr` as a generic pointer operand (cast first when it has an address space).
+    fn race_generic(&mut self, addr: Value) -> Result<String, ExportError> {
+        let typed = self.typed_opd(addr)?;
+        if !typed.starts_with("ptr addrspace(") {
+            return self.opd(addr);
+        }
+        let Some(cpu) = &mut self.state.cpu else {
+            return self.opd(addr);
+        };
+        let name = cpu.race_value();
+        self.emit(format!("{name} = addrspacecast {typed} to ptr"))?;
+        Ok(name)
+    }
+
+    /// For the race detector: before a call of a runtime function (a barrier, a warp
+    /// operation), a call telling the runtime where it is.
+    fn race_at(&mut self, o: &OpCtx) -> Result<(), ExportError> {
+        let Some(site) = self.race_site(o) else {
+            return Ok(());
+        };
+        let prefix = nvptx_attrs::CPU_RUNTIME_PREFIX;
+        self.emit(format!("call void @{prefix}race_at(ptr {site})"))
+    }
+
     fn missing(&self, o: &OpCtx, what: &str) -> ExportError {
         ExportError::malformed(o.opid, format!("missing or ill-typed {what} attribute"))
     }
@@ -1125,6 +1252,15 @@ impl FunctionWriter<'_> {
         self.out.push('\n');
         Ok(())
     }
+}
+
+/// What a memory access the race detector is told of does.
+#[derive(Clone, Copy)]
+enum RaceAccess {
+    Load,
+    Store,
+    /// Any atomic access: it races with nothing, but initialises shared memory.
+    Atomic,
 }
 
 /// The op being written and its name, for error messages.

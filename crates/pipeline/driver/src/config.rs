@@ -11,6 +11,8 @@ pub struct CpuTarget {
     pub data_layout: String,
     /// The image table's symbol, which the host code refers to (`reserved_oxide_symbols`).
     pub table_symbol: String,
+    /// Instrument the memory accesses for the race detector (`llvm_export::CpuImage::race`).
+    pub race: bool,
 }
 
 /// What the pipeline needs to know besides the functions.

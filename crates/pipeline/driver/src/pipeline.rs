@@ -180,6 +180,7 @@ fn cpu_flavour(
         comp_dir: Default::default(),
         cpu: Some(llvm_export::CpuImage {
             table_symbol: cpu.table_symbol.clone(),
+            race: cpu.race,
         }),
     };
     let ll = llvm_export::export_module_with(&ctx, module, &export_options)
