@@ -1,9 +1,10 @@
 //! The race detector (docs/cpu.md, "The race detector"): kernels built with `CUDA_OXIDE_RACE=1`
 //! tell the runtime of every plain load and store (`race_load`/`race_store`: address, size,
 //! source position), every atomic access (`race_atomic`) and the source position of every call
-//! of a runtime function (`race_at`). Each byte of memory has a shadow: its last plain write
-//! and the plain reads since. Two accesses of one launch conflict when they come from
-//! different threads, at least one writes, and nothing orders them:
+//! of a runtime function (`race_at`). Each aligned 8-byte granule of memory has a shadow: its
+//! last plain write and the last two plain reads since, each with the bytes it touched, and
+//! the bytes ever written. Two accesses of one launch conflict when they touch a byte in
+//! common, come from different threads, at least one writes, and nothing orders them:
 //!
 //! - threads of different blocks are never ordered (global memory);
 //! - threads of one block are ordered by a `syncthreads` between the accesses (each thread
@@ -14,8 +15,9 @@
 //! starts with none): a plain read of a shared byte no thread of the block wrote is reported
 //! too. The thread's own stack is not watched.
 //!
-//! Launches run on one worker, blocks in order and threads in order, so a run is
-//! deterministic; each distinct report (its kind and source positions) is printed once per
+//! An access older than what the shadow keeps is forgotten: a race may go unreported, but
+//! none is invented. Launches run on one worker, blocks in order and threads in order, so a run
+//! is deterministic; each distinct report (its kind and source positions) is printed once per
 //! launch, to standard error, and a launch with reports ends with their count.
 
 use std::cell::{Cell, RefCell};
@@ -25,61 +27,132 @@ use std::sync::Mutex;
 
 use crate::launch::{self, ThreadState};
 
-/// A plain access, as the shadow keeps it.
-#[derive(Clone, Copy, Debug)]
+/// A plain access, as the shadow keeps it (compact: the shadow of a large buffer holds
+/// millions of them). Counts of barriers and warp operations are kept modulo 2^16.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Access {
-    block: [u32; 3],
-    thread: [u32; 3],
-    /// The block's linear index and the thread's linear index in it, for comparing.
-    block_index: u64,
-    thread_index: u32,
-    barriers: u32,
-    warp_syncs: u32,
-    site: usize,
+    /// The source position, as an index into [SITES].
+    site: u32,
+    /// The block's linear index in the grid and the thread's in the block.
+    block: u32,
+    thread: u16,
+    barriers: u16,
+    warp_syncs: u16,
 }
 
 impl Access {
     fn of(state: &ThreadState, site: usize) -> Access {
-        let [bx, by, _] = state.nctaid.map(u64::from);
-        let [x, y, z] = state.ctaid.map(u64::from);
+        let [bx, by, _] = state.nctaid;
+        let [x, y, z] = state.ctaid;
         Access {
-            block: state.ctaid,
-            thread: state.tid,
-            block_index: x + bx * (y + by * z),
-            thread_index: state.linear_tid(),
-            barriers: state.barriers_passed.get(),
-            warp_syncs: state.warp_syncs.get(),
-            site,
+            site: site_index(site),
+            block: x + bx * (y + by * z),
+            thread: state.linear_tid() as u16,
+            barriers: state.barriers_passed.get() as u16,
+            warp_syncs: state.warp_syncs.get() as u16,
         }
     }
 
     /// Whether `self` and `other` (a later access) may happen in either order.
     fn unordered(&self, other: &Access) -> bool {
-        if self.block_index != other.block_index {
+        if self.block != other.block {
             return true;
         }
-        if self.thread_index == other.thread_index {
+        if self.thread == other.thread {
             return false;
         }
-        let same_warp = self.thread_index / 32 == other.thread_index / 32;
+        let same_warp = self.thread / 32 == other.thread / 32;
         self.barriers == other.barriers && !(same_warp && self.warp_syncs != other.warp_syncs)
+    }
+
+    /// Whether `other` is the same thread between the same barriers and warp operations.
+    fn same_moment(&self, other: &Access) -> bool {
+        (self.block, self.thread, self.barriers, self.warp_syncs)
+            == (other.block, other.thread, other.barriers, other.warp_syncs)
+    }
+
+    /// `block (x, y, z) thread (x, y, z)` of a launch of `grid` blocks of `block` threads.
+    fn who(&self, grid: [u32; 3], block: [u32; 3]) -> String {
+        let split = |index: u32, dims: [u32; 3]| {
+            [
+                index % dims[0],
+                index / dims[0] % dims[1],
+                index / (dims[0] * dims[1]),
+            ]
+        };
+        format!(
+            "block {:?} thread {:?}",
+            split(self.block, grid),
+            split(u32::from(self.thread), block)
+        )
     }
 }
 
-/// The shadow of one byte.
-#[derive(Default)]
-struct Shadow {
-    write: Option<Access>,
-    /// Plain reads since the last write, one per thread (the latest), at most [MAX_READS].
-    reads: Vec<Access>,
-    /// Written by an atomic access (shared memory counts as initialised).
-    atomic: bool,
+/// An access and the bytes of its granule it touched (none: an empty record).
+#[derive(Clone, Copy, Debug, Default)]
+struct Touch {
+    access: Access,
+    mask: u8,
 }
 
-const MAX_READS: usize = 8;
+/// The shadow of an aligned 8-byte granule: its two latest plain writes and two latest plain
+/// reads (one thread's accesses at one source position between the same barriers merge), each
+/// with the bytes it touched and still holds, and the bytes ever written
+/// (plainly or atomically). Older accesses are forgotten, so a race may go unreported, never
+/// invented.
+#[derive(Default)]
+struct Granule {
+    writes: [Touch; 2],
+    reads: [Touch; 2],
+    written: u8,
+}
 
-/// Global memory's shadow, for the launch running (cleared when one starts).
-static GLOBAL: Mutex<Option<HashMap<usize, Shadow>>> = Mutex::new(None);
+impl Granule {
+    /// Records `touch` in `slots`: merged into the record of the same access (thread, moment
+    /// and source position), else in place of one it covers, else as the latest.
+    fn record(slots: &mut [Touch; 2], touch: Touch) {
+        if let Some(same) = slots
+            .iter_mut()
+            .find(|slot| slot.mask != 0 && slot.access == touch.access)
+        {
+            same.mask |= touch.mask;
+            return;
+        }
+        // A record whose bytes this access of the same thread at the same moment covers says
+        // nothing more: it makes room first.
+        let covered = slots.iter().position(|slot| {
+            slot.mask == 0
+                || (slot.access.same_moment(&touch.access) && slot.mask & !touch.mask == 0)
+        });
+        match covered {
+            Some(index) => slots[index] = touch,
+            None => {
+                slots[1] = slots[0];
+                slots[0] = touch;
+            }
+        }
+    }
+}
+
+/// A hasher for addresses (the standard one is slow for millions of them).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_usize(&mut self, value: usize) {
+        self.0 = (value as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type Shadow = HashMap<usize, Granule, std::hash::BuildHasherDefault<AddressHasher>>;
 
 /// What one launch has reported.
 #[derive(Default)]
@@ -91,12 +164,32 @@ struct Reports {
 static REPORTS: Mutex<Option<Reports>> = Mutex::new(None);
 
 thread_local! {
+    /// The source positions seen (their addresses), indexed by [Access::site].
+    static SITES: RefCell<(Vec<usize>, HashMap<usize, u32>)> = RefCell::new((Vec::new(), HashMap::new()));
+    /// Global memory's shadow for the launch running (a watched launch runs on one worker).
+    static GLOBAL: RefCell<Shadow> = RefCell::new(Shadow::default());
     /// Shared memory's shadow for the block this worker runs.
-    static SHARED: RefCell<HashMap<usize, Shadow>> = RefCell::new(HashMap::new());
+    static SHARED: RefCell<Shadow> = RefCell::new(Shadow::default());
     /// Where this worker's shared memory is: `(address, size)` per shared variable.
     static SHARED_RANGES: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
     /// Whether the launch this worker runs is watched.
     static WATCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The index of source position `site` (its constant's address) in [SITES].
+fn site_index(site: usize) -> u32 {
+    SITES.with(|sites| {
+        let (list, index) = &mut *sites.borrow_mut();
+        *index.entry(site).or_insert_with(|| {
+            list.push(site);
+            (list.len() - 1) as u32
+        })
+    })
+}
+
+/// The address of the source position of index `index`.
+fn site_address(index: u32) -> usize {
+    SITES.with(|sites| sites.borrow().0.get(index as usize).copied().unwrap_or(0))
 }
 
 /// The text of a source position the image passed (`file:line:column`).
@@ -112,13 +205,12 @@ pub(crate) fn site_text(site: usize) -> String {
 
 /// Starts watching a launch (before its first block).
 pub(crate) fn start_launch() {
-    *GLOBAL.lock().unwrap_or_else(|e| e.into_inner()) = Some(HashMap::new());
     *REPORTS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Reports::default());
 }
 
 /// Ends a launch: the number of distinct reports it made.
 pub(crate) fn end_launch(kernel: &str) -> usize {
-    *GLOBAL.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    GLOBAL.with(|g| *g.borrow_mut() = Shadow::default());
     let count = REPORTS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -157,12 +249,11 @@ pub(crate) fn report(kind: &'static str, first: usize, second: usize, text: Stri
     }
 }
 
-fn describe(access: &Access, what: &str) -> String {
+fn describe(access: &Access, what: &str, state: &ThreadState) -> String {
     format!(
-        "{what} by block {:?} thread {:?} at {}",
-        access.block,
-        access.thread,
-        site_text(access.site)
+        "{what} by {} at {}",
+        access.who(state.nctaid, state.ntid),
+        site_text(site_address(access.site))
     )
 }
 
@@ -187,7 +278,7 @@ fn space(state: &ThreadState, address: usize) -> Space {
     if shared { Space::Shared } else { Space::Global }
 }
 
-/// A plain (`write` false: read) or atomic access of `size` bytes at `address`.
+/// An access of `size` bytes at `address` by the running thread.
 pub(crate) fn access(address: usize, size: usize, site: usize, kind: AccessKind) {
     if !WATCHING.with(Cell::get) {
         return;
@@ -196,19 +287,31 @@ pub(crate) fn access(address: usize, size: usize, site: usize, kind: AccessKind)
         return;
     };
     let now = Access::of(state, site);
-    match space(state, address) {
-        Space::Stack => {}
-        Space::Shared => SHARED.with(|shadow| {
-            let mut shadow = shadow.borrow_mut();
-            check(&mut shadow, address, size, &now, kind, "shared");
-        }),
-        Space::Global => {
-            let mut global = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(shadow) = global.as_mut() {
-                check(shadow, address, size, &now, kind, "global");
+    let (memory, shared) = match space(state, address) {
+        Space::Stack => return,
+        Space::Shared => (&SHARED, true),
+        Space::Global => (&GLOBAL, false),
+    };
+    memory.with(|shadow| {
+        let mut shadow = shadow.borrow_mut();
+        let end = address + size.max(1);
+        let mut granule = address & !7;
+        let mut reported = false;
+        while granule < end {
+            let low = address.max(granule) - granule;
+            let high = end.min(granule + 8) - granule;
+            let mask = (((1u16 << high) - 1) & !((1u16 << low) - 1)) as u8;
+            let cell = shadow.entry(granule).or_default();
+            if let Some(text) = check(cell, granule, mask, &now, kind, shared, state)
+                && !reported
+            {
+                reported = true;
+                let (kind, first, second) = text.0;
+                report(kind, first, second, text.1);
             }
+            granule += 8;
         }
-    }
+    });
 }
 
 /// What an access does.
@@ -219,86 +322,74 @@ pub(crate) enum AccessKind {
     Atomic,
 }
 
-/// Checks `now` against the shadow of each byte it touches, reports the first conflict, and
-/// records it.
+/// A report's key (kind, sites) and text.
+type Finding = ((&'static str, usize, usize), String);
+
+/// Checks `now`, touching `mask` of the granule at `granule`, against its shadow `cell`, and
+/// records it; the first conflict found.
 fn check(
-    shadow: &mut HashMap<usize, Shadow>,
-    address: usize,
-    size: usize,
+    cell: &mut Granule,
+    granule: usize,
+    mask: u8,
     now: &Access,
     kind: AccessKind,
-    memory: &str,
-) {
-    let mut reported = false;
-    for byte in address..address + size.max(1) {
-        let cell = shadow.entry(byte).or_default();
-        match kind {
-            AccessKind::Atomic => cell.atomic = true,
-            AccessKind::Read => {
-                if !reported {
-                    if let Some(write) = cell.write.filter(|w| w.unordered(now)) {
-                        report(
-                            "race",
-                            write.site,
-                            now.site,
-                            format!(
-                                "data race on {memory} memory at {byte:#x}: {} and {}",
-                                describe(&write, "a write"),
-                                describe(now, "a read")
-                            ),
-                        );
-                        reported = true;
-                    } else if memory == "shared" && cell.write.is_none() && !cell.atomic {
-                        report(
-                            "uninitialised",
-                            now.site,
-                            now.site,
-                            format!(
-                                "read of shared memory at {byte:#x} that no thread of the \
-                                 block wrote: {}",
-                                describe(now, "a read")
-                            ),
-                        );
-                        reported = true;
-                    }
+    shared: bool,
+    state: &ThreadState,
+) -> Option<Finding> {
+    let memory = if shared { "shared" } else { "global" };
+    let conflict = |earlier: &Touch| earlier.mask & mask != 0 && earlier.access.unordered(now);
+    let byte = granule + mask.trailing_zeros() as usize;
+    let race = |earlier: &Touch, what: &str, mine: &str| {
+        (
+            ("race", earlier.access.site as usize, now.site as usize),
+            format!(
+                "data race on {memory} memory at {byte:#x}: {} and {}",
+                describe(&earlier.access, what, state),
+                describe(now, mine, state)
+            ),
+        )
+    };
+    let touch = Touch { access: *now, mask };
+    match kind {
+        AccessKind::Atomic => {
+            cell.written |= mask;
+            None
+        }
+        AccessKind::Read => {
+            let finding = if let Some(write) = cell.writes.iter().find(|w| conflict(w)) {
+                Some(race(write, "a write", "a read"))
+            } else if shared && cell.written & mask != mask {
+                Some((
+                    ("uninitialised", now.site as usize, now.site as usize),
+                    format!(
+                        "read of shared memory at {byte:#x} that no thread of the block wrote: {}",
+                        describe(now, "a read", state)
+                    ),
+                ))
+            } else {
+                None
+            };
+            Granule::record(&mut cell.reads, touch);
+            finding
+        }
+        AccessKind::Write => {
+            let finding = if let Some(write) = cell.writes.iter().find(|w| conflict(w)) {
+                Some(race(write, "a write", "a write"))
+            } else {
+                cell.reads
+                    .iter()
+                    .find(|r| conflict(r))
+                    .map(|r| race(r, "a read", "a write"))
+            };
+            // What this write covers is its own now.
+            for old in cell.writes.iter_mut().chain(cell.reads.iter_mut()) {
+                if !old.access.same_moment(now) {
+                    old.mask &= !mask;
                 }
-                cell.reads.retain(|r| {
-                    r.thread_index != now.thread_index || r.block_index != now.block_index
-                });
-                if cell.reads.len() == MAX_READS {
-                    cell.reads.remove(0);
-                }
-                cell.reads.push(*now);
             }
-            AccessKind::Write => {
-                if !reported {
-                    let earlier = cell
-                        .write
-                        .filter(|w| w.unordered(now))
-                        .map(|w| (w, "a write"))
-                        .or_else(|| {
-                            cell.reads
-                                .iter()
-                                .find(|r| r.unordered(now))
-                                .map(|r| (*r, "a read"))
-                        });
-                    if let Some((earlier, what)) = earlier {
-                        report(
-                            "race",
-                            earlier.site,
-                            now.site,
-                            format!(
-                                "data race on {memory} memory at {byte:#x}: {} and {}",
-                                describe(&earlier, what),
-                                describe(now, "a write")
-                            ),
-                        );
-                        reported = true;
-                    }
-                }
-                cell.write = Some(*now);
-                cell.reads.clear();
-            }
+            Granule::record(&mut cell.writes, touch);
+            cell.written |= mask;
+            finding
         }
     }
 }
