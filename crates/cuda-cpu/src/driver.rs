@@ -504,6 +504,7 @@ unsafe fn run(work: Work) -> CUresult {
                 block,
                 thread_fibers: kernel.may_wait,
                 race: kernel.race,
+                registers: kernel.registers,
                 name: &kernel.name,
             };
             if launch::run(&grid) == Outcome::Trapped {

@@ -26,7 +26,12 @@ pub struct ImageTable {
     shared_count: u64,
     shared: SharedFn,
     race: u64,
+    registers: RegistersFn,
 }
+
+/// The image's function that returns the address of the calling OS thread's special
+/// registers: `tid`, `ntid`, `ctaid`, `nctaid` (x, y, z each), as `u32`s.
+pub(crate) type RegistersFn = unsafe extern "C" fn() -> *mut u32;
 
 /// The image's function that writes `{ address, size }` of each shared variable of the OS
 /// thread calling it.
@@ -99,6 +104,8 @@ pub(crate) struct Kernel {
     pub(crate) may_wait: bool,
     /// Set when the module was built for the race detector.
     pub(crate) race: Option<RaceImage>,
+    /// Where the kernels read their special registers.
+    pub(crate) registers: RegistersFn,
 }
 
 /// A global variable of a loaded module.
@@ -163,6 +170,7 @@ pub(crate) unsafe fn load(table: *const c_void) -> Module {
                     .collect(),
                 max_threads: kernel.max_threads.min(1024) as u32,
                 may_wait: kernel.may_wait != 0,
+                registers: table.registers,
                 race: (table.race != 0).then_some(RaceImage {
                     shared: table.shared,
                     shared_count: table.shared_count as usize,

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::image::{Entry, RaceImage};
+use crate::image::{Entry, RaceImage, RegistersFn};
 use crate::race;
 use crate::warp::{self, WarpOp};
 
@@ -103,6 +103,8 @@ pub(crate) struct Grid<'k> {
     pub(crate) thread_fibers: bool,
     /// Set when the kernel was built for the race detector: the launch is watched.
     pub(crate) race: Option<RaceImage>,
+    /// Where its code reads the special registers of the thread running.
+    pub(crate) registers: RegistersFn,
     /// The kernel's name, for messages.
     pub(crate) name: &'k str,
 }
@@ -360,6 +362,25 @@ fn run_block(
     if let Some(image) = &grid.race {
         race::start_block(image.shared_ranges());
     }
+    // SAFETY: the image's function, called on the worker that runs the block: the address of
+    // this OS thread's register array (12 `u32`s), which the block's threads read.
+    let registers = unsafe { (grid.registers)() };
+    for (i, value) in grid
+        .block
+        .iter()
+        .chain(&ctaid)
+        .chain(&grid.grid)
+        .enumerate()
+    {
+        // SAFETY: as above; `ntid`, `ctaid`, `nctaid` follow `tid`.
+        unsafe { registers.add(3 + i).write(*value) };
+    }
+    let set_tid = move |state: &ThreadState| {
+        for (i, value) in state.tid.iter().enumerate() {
+            // SAFETY: as above.
+            unsafe { registers.add(i).write(*value) };
+        }
+    };
     let fiber_count = if grid.thread_fibers { count } else { 1 };
     let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(fiber_count);
     for first in states.iter().take(fiber_count) {
@@ -389,6 +410,7 @@ fn run_block(
                     let state = first.add(t);
                     (*state).yielder.set(yielder);
                     CURRENT.with(|current| current.set(state));
+                    set_tid(&*state);
                     entry(params as *const *const c_void);
                 }
             }
@@ -405,6 +427,7 @@ fn run_block(
             }
             ran = true;
             CURRENT.with(|current| current.set(&states[index]));
+            set_tid(&states[index]);
             let result = fiber.resume(());
             CURRENT.with(|current| current.set(std::ptr::null()));
             match result {

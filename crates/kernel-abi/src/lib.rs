@@ -17,7 +17,7 @@
 /// The layout version of the CPU flavour's image table, which the exporter writes
 /// (`llvm_export::cpu_image`) and the CPU device reads (`cuda_cpu::image`): a binary whose
 /// table has another version is refused with a request to rebuild it.
-pub const CPU_IMAGE_VERSION: u64 = 4;
+pub const CPU_IMAGE_VERSION: u64 = 5;
 
 /// The class of a kernel parameter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

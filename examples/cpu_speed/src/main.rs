@@ -157,7 +157,11 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
     });
     let mut c = vec![0.0f32; M * M];
     let loops = median(|| sgemm_loops(std::hint::black_box(&a), &b, &mut c, M));
-    ok &= check("SGEMM 256^3, 16x16 tiles", &gpu.stream.clone_dtoh(&c_dev)?, &c);
+    ok &= check(
+        "SGEMM 256^3, 16x16 tiles",
+        &gpu.stream.clone_dtoh(&c_dev)?,
+        &c,
+    );
     println!(
         "SGEMM 256^3: {:.2} ms on {device}, {:.2} ms as plain loops: {:.1}x",
         kernel * 1e3,

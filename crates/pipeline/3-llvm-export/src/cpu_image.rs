@@ -17,13 +17,17 @@
 //! - The image table lists the kernels' names and entries, the slots and the globals the GPU
 //!   flavour gives external linkage (the panic record), so the runtime finds all of them.
 //!
-//! Layout of the table (all fields 8 bytes, version 4):
+//! - The special registers of the thread (`tid`, `ntid`, `ctaid`, `nctaid`) are loads from a
+//!   thread-local array the runtime fills ([THREAD_REGISTERS]), not calls.
+//!
+//! Layout of the table (all fields 8 bytes, version 5):
 //! `{ version, kernel count, kernels, slot count, slots, global count, globals, missing slot,
-//! shared count, shared function, instrumented for races (1) }`,
+//! shared count, shared function, instrumented for races (1), register function }`,
 //! each kernel `{ name, name length, entry, parameter count, parameter sizes (an array of
 //! `u64`), most threads per block, whether its threads may wait for each other (1) }`, each slot `{ name, name length, address of the slot }`,
 //! each global `{ name, name length, address, size }`. The shared function, called on a worker
-//! thread, writes `{ address, size }` of each shared global of that thread.
+//! thread, writes `{ address, size }` of each shared global of that thread; the register
+//! function returns the address of that thread's register array.
 
 use crate::naming::{escape, global_ref};
 
@@ -45,6 +49,24 @@ pub struct CpuImage {
     /// its source position.
     pub race: bool,
 }
+
+/// The special registers the runtime keeps in the image's thread-local `@oxide.sreg` (one
+/// `i32` each, in this order) for the thread running on the OS thread: their runtime
+/// functions become loads from it, which `opt` inlines, instead of calls through slots.
+pub const THREAD_REGISTERS: [&str; 12] = [
+    "read_ptx_sreg_tid_x",
+    "read_ptx_sreg_tid_y",
+    "read_ptx_sreg_tid_z",
+    "read_ptx_sreg_ntid_x",
+    "read_ptx_sreg_ntid_y",
+    "read_ptx_sreg_ntid_z",
+    "read_ptx_sreg_ctaid_x",
+    "read_ptx_sreg_ctaid_y",
+    "read_ptx_sreg_ctaid_z",
+    "read_ptx_sreg_nctaid_x",
+    "read_ptx_sreg_nctaid_y",
+    "read_ptx_sreg_nctaid_z",
+];
 
 /// The race detector's runtime functions (after [nvptx_attrs::CPU_RUNTIME_PREFIX]) and their
 /// parameters; none makes a thread wait.
@@ -112,6 +134,8 @@ pub(crate) struct CpuGlue {
     site_constants: String,
     /// Names of the values the race instrumentation adds (`%race.<n>`).
     race_values: usize,
+    /// The runtime functions of [THREAD_REGISTERS] the module reads, defined as loads.
+    registers_read: Vec<String>,
     /// Caller -> callees (`None`: an indirect call), for [CpuGlue::may_wait].
     calls: std::collections::HashMap<String, Vec<Option<String>>>,
     /// Thunks written so far, by declared name.
@@ -193,7 +217,22 @@ impl CpuGlue {
     /// A thunk named `name` returning `result` and taking `params` (type texts), which calls
     /// through the slot of that name.
     pub(crate) fn thunk(&mut self, name: &str, result: &str, params: &[String]) {
-        if self.slots.iter().any(|s| s == name) {
+        if self.slots.iter().any(|s| s == name) || self.registers_read.iter().any(|s| s == name) {
+            return;
+        }
+        if let Some(index) = name
+            .strip_prefix(nvptx_attrs::CPU_RUNTIME_PREFIX)
+            .and_then(|row| THREAD_REGISTERS.iter().position(|r| *r == row))
+            && result == "i32"
+            && params.is_empty()
+        {
+            self.registers_read.push(name.to_owned());
+            self.thunks.push_str(&format!(
+                "define internal i32 {}() alwaysinline {{\n  %at = getelementptr inbounds \
+                 [12 x i32], ptr @oxide.sreg, i64 0, i64 {index}\n  %v = load i32, ptr %at, \
+                 align 4\n  ret i32 %v\n}}\n",
+                global_ref(name)
+            ));
             return;
         }
         let index = self.slots.len();
@@ -232,7 +271,12 @@ impl CpuGlue {
 
     /// The entries, the thunks and the table, written after everything else.
     pub(crate) fn write(&self, image: &CpuImage) -> String {
-        let mut out = String::from("\n@oxide.missing = internal global ptr null, align 8\n");
+        let mut out = String::from(
+            "\n@oxide.missing = internal global ptr null, align 8\n\
+             @oxide.sreg = internal thread_local(initialexec) global [12 x i32] zeroinitializer, \
+             align 16\n\
+             define internal ptr @oxide.sreg_address() {\n  ret ptr @oxide.sreg\n}\n",
+        );
         out.push_str(&self.thunks);
         out.push_str(&self.site_constants);
         // Where this OS thread's shared memory is: `{ address, size }` per shared global.
@@ -331,9 +375,10 @@ impl CpuGlue {
         out.push_str(&array("slots", "{ ptr, i64, ptr }", &slots));
         out.push_str(&array("globals", "{ ptr, i64, ptr, i64 }", &globals));
         out.push_str(&format!(
-            "{} = hidden constant {{ i64, i64, ptr, i64, ptr, i64, ptr, ptr, i64, ptr, i64 }} {{ \
+            "{} = hidden constant {{ i64, i64, ptr, i64, ptr, i64, ptr, ptr, i64, ptr, i64, ptr }} {{ \
              i64 {CPU_IMAGE_VERSION}, i64 {}, ptr @oxide.kernels, i64 {}, ptr @oxide.slots, i64 {}, \
-             ptr @oxide.globals, ptr @oxide.missing, i64 {}, ptr @oxide.shared, i64 {} }}, align 8\n",
+             ptr @oxide.globals, ptr @oxide.missing, i64 {}, ptr @oxide.shared, i64 {}, \
+             ptr @oxide.sreg_address }}, align 8\n",
             global_ref(&image.table_symbol),
             kernels.len(),
             slots.len(),
