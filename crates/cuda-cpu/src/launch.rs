@@ -129,6 +129,28 @@ fn stack_bytes() -> usize {
         .unwrap_or(256 * 1024)
 }
 
+/// Fiber stacks left by earlier launches: a launch's workers are new threads, and mapping a
+/// block's stacks anew for every launch costs more than a small kernel's work.
+static STACK_POOL: Mutex<Vec<DefaultStack>> = Mutex::new(Vec::new());
+
+/// At most this many stacks are kept between launches (a block's worth for 4 workers).
+const POOLED_STACKS: usize = 4 * 1024;
+
+/// The stacks a worker starts with: a block's worth from the pool, if it has them.
+fn take_stacks() -> Vec<DefaultStack> {
+    let mut pool = STACK_POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let keep = pool.len().saturating_sub(1024);
+    pool.split_off(keep)
+}
+
+/// Returns a worker's stacks to the pool, up to its limit.
+fn give_back_stacks(mut stacks: Vec<DefaultStack>) {
+    let mut pool = STACK_POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let room = POOLED_STACKS.saturating_sub(pool.len());
+    stacks.truncate(room);
+    pool.extend(stacks);
+}
+
 /// Runs every block of `grid`.
 pub(crate) fn run(grid: &Grid) -> Outcome {
     let [gx, gy, gz] = grid.grid.map(u64::from);
@@ -150,7 +172,7 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                let mut stacks: Vec<DefaultStack> = Vec::new();
+                let mut stacks = take_stacks();
                 loop {
                     if trapped.load(Ordering::Relaxed) {
                         break;
@@ -173,6 +195,7 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
                         }
                     }
                 }
+                give_back_stacks(stacks);
             });
         }
     });
