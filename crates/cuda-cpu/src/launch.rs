@@ -157,7 +157,6 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
     let blocks = gx * gy * gz;
     // A watched launch runs its blocks in order on one worker: its reports are reproducible.
     let workers = if grid.race.is_some() {
-        race::start_launch();
         1
     } else {
         std::thread::available_parallelism()
@@ -173,6 +172,9 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
         for _ in 0..workers {
             scope.spawn(|| {
                 let mut stacks = take_stacks();
+                if grid.race.is_some() {
+                    race::start_launch();
+                }
                 loop {
                     if trapped.load(Ordering::Relaxed) {
                         break;
@@ -196,14 +198,14 @@ pub(crate) fn run(grid: &Grid) -> Outcome {
                     }
                 }
                 give_back_stacks(stacks);
+                if grid.race.is_some() {
+                    race::end_launch(grid.name);
+                }
             });
         }
     });
     if let Some(why) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         eprintln!("cuda-oxide CPU device: {why}");
-    }
-    if grid.race.is_some() {
-        race::end_launch(grid.name);
     }
     if trapped.load(Ordering::Relaxed) {
         Outcome::Trapped

@@ -23,7 +23,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::ffi::{CStr, c_char};
-use std::sync::Mutex;
 
 use crate::launch::{self, ThreadState};
 
@@ -161,9 +160,10 @@ struct Reports {
     count: usize,
 }
 
-static REPORTS: Mutex<Option<Reports>> = Mutex::new(None);
-
 thread_local! {
+    /// What the watched launch this worker runs has reported (a launch has one worker, so
+    /// launches from several host threads at once keep theirs apart).
+    static REPORTS: RefCell<Option<Reports>> = const { RefCell::new(None) };
     /// The source positions seen (their addresses), indexed by [Access::site].
     static SITES: RefCell<(Vec<usize>, HashMap<usize, u32>)> = RefCell::new((Vec::new(), HashMap::new()));
     /// Global memory's shadow for the launch running (a watched launch runs on one worker).
@@ -203,18 +203,16 @@ pub(crate) fn site_text(site: usize) -> String {
         .into_owned()
 }
 
-/// Starts watching a launch (before its first block).
+/// Starts watching a launch on the worker that runs it (before its first block).
 pub(crate) fn start_launch() {
-    *REPORTS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Reports::default());
+    REPORTS.with(|r| *r.borrow_mut() = Some(Reports::default()));
 }
 
-/// Ends a launch: the number of distinct reports it made.
+/// Ends a launch on its worker: the number of distinct reports it made.
 pub(crate) fn end_launch(kernel: &str) -> usize {
     GLOBAL.with(|g| *g.borrow_mut() = Shadow::default());
     let count = REPORTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
+        .with(|r| r.borrow_mut().take())
         .map_or(0, |r| r.count);
     if count > 0 {
         eprintln!("cuda-oxide race detector: {count} report(s) in the launch of `{kernel}`");
@@ -238,15 +236,17 @@ pub(crate) fn end_block() {
 /// Prints a report unless one of the same kind at the same positions was printed in this
 /// launch.
 pub(crate) fn report(kind: &'static str, first: usize, second: usize, text: String) {
-    let mut reports = REPORTS.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(reports) = reports.as_mut() else {
-        return;
-    };
-    let key = (kind, first.min(second), first.max(second));
-    if reports.seen.insert(key) {
-        reports.count += 1;
-        eprintln!("cuda-oxide race detector: {text}");
-    }
+    REPORTS.with(|reports| {
+        let mut reports = reports.borrow_mut();
+        let Some(reports) = reports.as_mut() else {
+            return;
+        };
+        let key = (kind, first.min(second), first.max(second));
+        if reports.seen.insert(key) {
+            reports.count += 1;
+            eprintln!("cuda-oxide race detector: {text}");
+        }
+    });
 }
 
 fn describe(access: &Access, what: &str, state: &ThreadState) -> String {
