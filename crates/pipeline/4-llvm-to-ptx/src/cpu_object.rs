@@ -8,7 +8,7 @@ use std::path::Path;
 
 use gpu_toolchain::{LlvmTools, TempDir, ToolError, find_libdevice, find_llvm_tools, run};
 
-use crate::libdevice::{link_libdevice, needs_libdevice};
+use crate::libdevice::{link_libdevice, llvm_link, needs_libdevice};
 use crate::nvvm_on_cpu::{NvvmOnCpuError, host_calls, host_definitions};
 
 /// Why the CPU object could not be built.
@@ -49,32 +49,18 @@ fn link_definitions(
     module: &str,
     definitions: &str,
 ) -> Result<String, ToolError> {
-    let llvm_link = tools
-        .llvm_link
-        .clone()
-        .ok_or_else(|| ToolError::NoLlvmLink {
-            llc: tools.llc.clone(),
-        })?;
     let dir = TempDir::new()?;
     let module = dir.file("module.ll", module)?;
     let definitions = dir.file("nvvm.ll", definitions)?;
-    let linked = dir.path.join("linked.ll");
-    run(
-        &llvm_link,
+    llvm_link(
+        tools,
+        &dir,
         &[
-            "--suppress-warnings".as_ref(),
-            "-S".as_ref(),
             module.as_os_str(),
             "--internalize".as_ref(),
             definitions.as_os_str(),
-            "-o".as_ref(),
-            linked.as_os_str(),
         ],
-    )?;
-    fs::read_to_string(&linked).map_err(|source| ToolError::Io {
-        context: format!("reading {}", linked.display()),
-        source,
-    })
+    )
 }
 
 /// `opt` and `llc` of `ll_text` to an object's bytes.

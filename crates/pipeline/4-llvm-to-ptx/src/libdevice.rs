@@ -10,7 +10,7 @@
 //!
 //! Where libdevice is found: `gpu_toolchain::find_libdevice`.
 
-use std::{fs, path::Path};
+use std::{ffi::OsStr, fs, path::Path};
 
 use gpu_toolchain::{LlvmTools, TempDir, ToolError, find_libdevice, find_llvm_tools, run};
 
@@ -43,28 +43,41 @@ pub fn link_libdevice(
         Some(tools) => tools.clone(),
         None => find_llvm_tools(sysroot)?,
     };
-    let llvm_link = tools
-        .llvm_link
-        .ok_or(ToolError::NoLlvmLink { llc: tools.llc })?;
     let dir = TempDir::new()?;
     let input = dir.file("module.ll", ll_text)?;
-    let linked = dir.path.join("module.linked.ll");
     // Flags apply from the second input on: the module keeps everything, libdevice gives
     // what the module needs, internalised (its triple and data layout differ, which is only
     // worth a warning).
-    run(
-        &llvm_link,
+    llvm_link(
+        &tools,
+        &dir,
         &[
-            "--suppress-warnings".as_ref(),
             "--only-needed".as_ref(),
             "--internalize".as_ref(),
-            "-S".as_ref(),
             input.as_os_str(),
             libdevice.as_os_str(),
-            "-o".as_ref(),
-            linked.as_os_str(),
         ],
-    )?;
+    )
+}
+
+/// `llvm-link --suppress-warnings -S <args>` (the one beside the `llc` of `tools`), writing
+/// into `dir`: the linked module's text.
+pub(crate) fn llvm_link(
+    tools: &LlvmTools,
+    dir: &TempDir,
+    args: &[&OsStr],
+) -> Result<String, ToolError> {
+    let llvm_link = tools
+        .llvm_link
+        .as_ref()
+        .ok_or_else(|| ToolError::NoLlvmLink {
+            llc: tools.llc.clone(),
+        })?;
+    let linked = dir.path.join("linked.ll");
+    let mut all: Vec<&OsStr> = vec!["--suppress-warnings".as_ref(), "-S".as_ref()];
+    all.extend(args);
+    all.extend(["-o".as_ref(), linked.as_os_str()]);
+    run(llvm_link, &all)?;
     fs::read_to_string(&linked).map_err(|source| ToolError::Io {
         context: format!("reading {}", linked.display()),
         source,

@@ -660,10 +660,7 @@ fn body_of(
             Some(body.value(&format!("trunc i64 {part} to i32")))
         }
         "lohi" if words.get(1) == Some(&"i2d") => {
-            let low = body.value(&format!("zext i32 {} to i64", args[0]));
-            let high = body.value(&format!("zext i32 {} to i64", args[1]));
-            let shifted = body.value(&format!("shl i64 {high}, 32"));
-            let bits = body.value(&format!("or i64 {shifted}, {low}"));
+            let bits = joined(body, "i32", "i64", 32, &args[0], &args[1]);
             Some(body.value(&format!("bitcast i64 {bits} to double")))
         }
         // Float to half, as raw bits.
@@ -756,10 +753,7 @@ fn body_of(
         // `{b, a}` (nibble bits 0-2), or that byte's sign replicated (bit 3).
         "prmt" if words.len() == 1 => {
             let (a, b, selector) = (&args[0], &args[1], &args[2]);
-            let low = body.value(&format!("zext i32 {a} to i64"));
-            let high = body.value(&format!("zext i32 {b} to i64"));
-            let high = body.value(&format!("shl i64 {high}, 32"));
-            let bytes = body.value(&format!("or i64 {high}, {low}"));
+            let bytes = joined(body, "i32", "i64", 32, a, b);
             let mut result = "0".to_owned();
             for i in 0..4 {
                 let nibble = body.value(&format!("lshr i32 {selector}, {}", 4 * i));
@@ -799,12 +793,7 @@ fn body_of(
         op @ ("add" | "sub") if last == "u128" => {
             let joined: Vec<String> = args
                 .chunks(2)
-                .map(|pair| {
-                    let low = body.value(&format!("zext i64 {} to i128", pair[0]));
-                    let high = body.value(&format!("zext i64 {} to i128", pair[1]));
-                    let high = body.value(&format!("shl i128 {high}, 64"));
-                    body.value(&format!("or i128 {high}, {low}"))
-                })
+                .map(|pair| joined(body, "i64", "i128", 64, &pair[0], &pair[1]))
                 .collect();
             let value = body.value(&format!("{op} i128 {}, {}", joined[0], joined.get(1)?));
             Some(halves(body, "i64", "i128", 64, &value))
@@ -831,6 +820,15 @@ fn body_of(
         }
         _ => None,
     }
+}
+
+/// The `wide` integer (`2 * bits` bits) whose halves are `low` and `high` (`int` each): the
+/// inverse of [halves].
+fn joined(body: &mut Body, int: &str, wide: &str, bits: u32, low: &str, high: &str) -> String {
+    let low = body.value(&format!("zext {int} {low} to {wide}"));
+    let high = body.value(&format!("zext {int} {high} to {wide}"));
+    let shifted = body.value(&format!("shl {wide} {high}, {bits}"));
+    body.value(&format!("or {wide} {shifted}, {low}"))
 }
 
 /// `{ low, high }` halves (`int` each) of `value`, a `wide` integer of `2 * bits` bits.
