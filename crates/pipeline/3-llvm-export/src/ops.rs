@@ -1096,13 +1096,14 @@ impl FunctionWriter<'_> {
     }
 
     /// The race detector's source text of op `o`: `file:line:column`, or `?`.
+    /// `None` unless the module is instrumented: every load and store asks.
     fn race_site(&mut self, o: &OpCtx) -> Option<String> {
+        let cpu = self.state.cpu.as_mut().filter(|cpu| cpu.race)?;
         let pos = crate::debug_info::source_pos(self.ctx, o.ptr.deref(self.ctx).loc());
         let text = pos.map_or_else(
             || "?".to_owned(),
             |p| format!("{}:{}:{}", p.file.display(), p.line, p.column),
         );
-        let cpu = self.state.cpu.as_mut().filter(|cpu| cpu.race)?;
         Some(cpu.site(&text))
     }
 
