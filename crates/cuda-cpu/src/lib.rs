@@ -25,6 +25,7 @@ mod memory;
 mod printf;
 mod race;
 mod runtime;
+mod sfu;
 mod shim;
 mod warp;
 

@@ -38,6 +38,19 @@ fn register(read: impl Fn(&launch::ThreadState) -> u32) -> u32 {
 }
 
 runtime_functions! {
+    sfu(op: u32, a: u64, b: u64) -> u64 {
+        match kernel_abi::SfuOp::from_code(op) {
+            Some(op) => crate::sfu::evaluate(op, a, b),
+            None => {
+                eprintln!(
+                    "cuda-oxide CPU device: the kernel asked for special function {op}, which this \
+                     runtime does not know (the binary is newer than its cuda-oxide); the launch fails"
+                );
+                stop_thread();
+                0
+            }
+        }
+    }
     race_load(address: usize, size: u64, site: usize) {
         race::access(address, size as usize, site, race::AccessKind::Read)
     }

@@ -129,6 +129,81 @@ pub fn signature_slots(params: &[ParamKind]) -> impl Iterator<Item = Slot> + '_ 
     })
 }
 
+/// The runtime function the CPU flavour calls for an [SfuOp]: `i64 (i32 op, i64 a, i64 b)`,
+/// operands and result as bits (an `f32`'s in the low half). The exporter gives each image
+/// that links libdevice a slot of this name; the CPU device fills it.
+pub const CPU_SFU_FUNCTION: &str = "__oxide_cpu_sfu";
+
+/// The approximations of the GPU's special function unit that the CPU device reproduces bit
+/// for bit (`cuda_cpu::sfu`, from tables measured on the GPU): the CPU flavour of libdevice
+/// calls the runtime's `sfu` function with one of these codes and the operands' bits
+/// (`llvm_to_ptx::nvvm_on_cpu`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum SfuOp {
+    RcpF32,
+    RcpFtzF32,
+    RsqrtF32,
+    RsqrtFtzF32,
+    Ex2F32,
+    Ex2FtzF32,
+    Lg2F32,
+    Lg2FtzF32,
+    DivF32,
+    DivFtzF32,
+    RcpFtzF64,
+    RsqrtF64,
+    RsqrtFtzF64,
+}
+
+impl SfuOp {
+    /// Every operation with its PTX instruction.
+    pub const ALL: [(SfuOp, &'static str); 13] = [
+        (SfuOp::RcpF32, "rcp.approx.f32"),
+        (SfuOp::RcpFtzF32, "rcp.approx.ftz.f32"),
+        (SfuOp::RsqrtF32, "rsqrt.approx.f32"),
+        (SfuOp::RsqrtFtzF32, "rsqrt.approx.ftz.f32"),
+        (SfuOp::Ex2F32, "ex2.approx.f32"),
+        (SfuOp::Ex2FtzF32, "ex2.approx.ftz.f32"),
+        (SfuOp::Lg2F32, "lg2.approx.f32"),
+        (SfuOp::Lg2FtzF32, "lg2.approx.ftz.f32"),
+        (SfuOp::DivF32, "div.approx.f32"),
+        (SfuOp::DivFtzF32, "div.approx.ftz.f32"),
+        (SfuOp::RcpFtzF64, "rcp.approx.ftz.f64"),
+        (SfuOp::RsqrtF64, "rsqrt.approx.f64"),
+        (SfuOp::RsqrtFtzF64, "rsqrt.approx.ftz.f64"),
+    ];
+
+    /// The operation of the PTX instruction `ptx` (`"rcp.approx.ftz.f32"`).
+    pub fn from_ptx(ptx: &str) -> Option<SfuOp> {
+        Self::ALL.iter().find(|(_, p)| *p == ptx).map(|(op, _)| *op)
+    }
+
+    /// The operation with code `code` (its `u32` value).
+    pub fn from_code(code: u32) -> Option<SfuOp> {
+        Self::ALL.get(code as usize).map(|(op, _)| *op)
+    }
+
+    /// Its PTX instruction.
+    pub fn ptx(self) -> &'static str {
+        Self::ALL[self as usize].1
+    }
+
+    /// Whether its operands and result are `f64`.
+    pub fn is_f64(self) -> bool {
+        self.ptx().ends_with("f64")
+    }
+
+    /// How many operands it takes.
+    pub fn arity(self) -> usize {
+        if matches!(self, SfuOp::DivF32 | SfuOp::DivFtzF32) {
+            2
+        } else {
+            1
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,7 +87,7 @@ fn the_image_glue_of_three_kernels() {
 #[test]
 fn the_cpu_image_compiles_to_an_object_that_needs_nothing_from_the_program() {
     let ll = every_intrinsic_on_the_cpu();
-    let object = llvm_to_ptx::compile_cpu_object(&ll, 3, None, 900)
+    let object = llvm_to_ptx::compile_cpu_object(&ll, 3, None, 900, "cuda_oxide_cpu_test")
         .unwrap_or_else(|e| panic!("opt/llc for the host: {e}"));
     assert_eq!(&object[..4], b"\x7fELF");
     // Every symbol the object refers to is its own: an undefined one would fail to link.

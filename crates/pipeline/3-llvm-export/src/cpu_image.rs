@@ -2,7 +2,9 @@
 //! CPU device's runtime can load it from the host binary and run its kernels.
 //!
 //! - Every definition is `internal`: the module is linked into the host program, whose own
-//!   functions have the same names. Only the image table ([CpuImage::table_symbol]) is seen.
+//!   functions have the same names. Only the image table ([CpuImage::table_symbol]) is seen
+//!   (and, until `llvm_to_ptx::cpu_object` has linked libdevice, the thunk of the special
+//!   function unit's slot, [CpuGlue::sfu_slot]).
 //! - A function the module declares (a runtime function the CPU flavour of an intrinsic calls,
 //!   `vprintf`, `malloc`, a `#[device] extern`) becomes a *slot*: a pointer the runtime fills
 //!   when it loads the image, and a thunk of the declared name that calls through it. The object
@@ -214,6 +216,23 @@ impl CpuGlue {
         false
     }
 
+    /// The slot of the runtime's special function unit ([kernel_abi::CPU_SFU_FUNCTION]), which
+    /// the CPU flavour of libdevice calls (`llvm_to_ptx::nvvm_on_cpu`): given to a module that
+    /// declares a libdevice function. Its thunk is `hidden` rather than internal so that
+    /// libdevice, linked in after export, reaches it; `llvm_to_ptx::cpu_object` makes it
+    /// internal once linked.
+    pub(crate) fn sfu_slot(&mut self) {
+        let name = kernel_abi::CPU_SFU_FUNCTION;
+        if !self.slots.iter().any(|s| s == name) {
+            self.slot_thunk(
+                name,
+                "i64",
+                &["i32".into(), "i64".into(), "i64".into()],
+                "hidden",
+            );
+        }
+    }
+
     /// A thunk named `name` returning `result` and taking `params` (type texts), which calls
     /// through the slot of that name.
     pub(crate) fn thunk(&mut self, name: &str, result: &str, params: &[String]) {
@@ -235,6 +254,11 @@ impl CpuGlue {
             ));
             return;
         }
+        self.slot_thunk(name, result, params, "internal");
+    }
+
+    /// The slot of `name` and its thunk, a definition of the given `linkage`.
+    fn slot_thunk(&mut self, name: &str, result: &str, params: &[String], linkage: &str) {
         let index = self.slots.len();
         self.slots.push(name.to_owned());
         let slot = format!("@oxide.slot.{index}");
@@ -260,7 +284,7 @@ impl CpuGlue {
         let (name_global, name_len) = name_constant("slot", index, name);
         self.thunks.push_str(&format!(
             "{slot} = internal global ptr null, align 8\n{name_global}\
-             define internal {result_attr}{result} {}({}) {{\n  %f = load ptr, ptr {slot}, align 8\n  \
+             define {linkage} {result_attr}{result} {}({}) {{\n  %f = load ptr, ptr {slot}, align 8\n  \
              %empty = icmp eq ptr %f, null\n  br i1 %empty, label %missing, label %call\n\
              call:\n{call_line}{ret}missing:\n  %m = load ptr, ptr @oxide.missing, align 8\n  \
              call void %m(ptr @oxide.name.slot.{index}, i64 {name_len})\n  unreachable\n}}\n",

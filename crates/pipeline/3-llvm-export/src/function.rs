@@ -106,6 +106,11 @@ impl FunctionWriter<'_> {
                 .map(|a| self.ty(*a))
                 .collect::<Result<Vec<_>, _>>()?;
             if let Some(cpu) = &mut self.state.cpu
+                && llvm_name.starts_with(nvptx_attrs::LIBDEVICE_PREFIX)
+            {
+                cpu.sfu_slot();
+            }
+            if let Some(cpu) = &mut self.state.cpu
                 && !var_arg
                 && !llvm_name.starts_with(nvptx_attrs::LIBDEVICE_PREFIX)
             {

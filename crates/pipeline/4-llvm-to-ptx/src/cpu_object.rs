@@ -24,12 +24,14 @@ pub enum CpuObjectError {
 
 /// The object of `ll_text`, whose own `target triple` and `datalayout` name the host:
 /// libdevice linked in if the module calls it (`__CUDA_ARCH` answered as `cuda_arch`, e.g.
-/// `900`), `opt -O<opt_level>`, then `llc -filetype=obj -relocation-model=pic`.
+/// `900`), every definition but `table_symbol` made internal, `opt -O<opt_level>`, then `llc
+/// -filetype=obj -relocation-model=pic`.
 pub fn compile_cpu_object(
     ll_text: &str,
     opt_level: u32,
     sysroot: Option<&Path>,
     cuda_arch: u32,
+    table_symbol: &str,
 ) -> Result<Vec<u8>, CpuObjectError> {
     let tools = find_llvm_tools(sysroot)?;
     let module = if needs_libdevice(ll_text) {
@@ -40,7 +42,7 @@ pub fn compile_cpu_object(
     } else {
         ll_text.to_owned()
     };
-    Ok(compile(&tools, &module, opt_level)?)
+    Ok(compile(&tools, &module, opt_level, table_symbol)?)
 }
 
 /// `module` with the functions of `definitions` linked in and made internal.
@@ -63,10 +65,21 @@ fn link_definitions(
     )
 }
 
-/// `opt` and `llc` of `ll_text` to an object's bytes.
-fn compile(tools: &LlvmTools, ll_text: &str, opt_level: u32) -> Result<Vec<u8>, ToolError> {
+/// `opt` (which first makes every definition but `exposed` internal) and `llc` of `ll_text`
+/// to an object's bytes.
+fn compile(
+    tools: &LlvmTools,
+    ll_text: &str,
+    opt_level: u32,
+    exposed: &str,
+) -> Result<Vec<u8>, ToolError> {
     let level = format!("-O{}", opt_level.min(3));
+    let passes = format!("-passes=internalize,default<O{}>", opt_level.min(3));
     let dir = TempDir::new()?;
+    // A file rather than `-internalize-public-api-list`, which splits at commas: the table's
+    // name is a sentence for the linker to show (`reserved_oxide_symbols`).
+    let keep_file = dir.file("exposed.txt", &format!("{exposed}\n"))?;
+    let keep = format!("-internalize-public-api-file={}", keep_file.display());
     let input = dir.file("cpu.ll", ll_text)?;
     let optimised = dir.path.join("cpu.opt.ll");
     let llc_input = match &tools.opt {
@@ -74,7 +87,8 @@ fn compile(tools: &LlvmTools, ll_text: &str, opt_level: u32) -> Result<Vec<u8>, 
             run(
                 opt,
                 &[
-                    level.as_ref(),
+                    passes.as_ref(),
+                    keep.as_ref(),
                     "-S".as_ref(),
                     input.as_os_str(),
                     "-o".as_ref(),

@@ -13,11 +13,13 @@
 //! - directed roundings (`.rm`, `.rp`, `.rz`) run the constrained form of the operation between
 //!   two `llvm.set.rounding` calls, in a `strictfp` function of their own: also exact;
 //! - `.ftz` flushes subnormal inputs and results to a zero of the same sign, as the GPU does;
-//! - the approximations the GPU's special function unit computes (`ex2.approx`, `lg2.approx`,
-//!   `sin.approx`, `rsqrt.approx`, `rcp.approx.ftz.d`, ...) are computed with the host's
-//!   accurate functions. Their documented error bounds hold, but their last bits are the
-//!   hardware's own and are not reproduced: libdevice functions built on them (`expf`, `exp2f`,
-//!   `powf`, ...) may differ from the GPU in the last bit (docs/cpu.md);
+//! - the approximations the GPU's special function unit computes (`rcp`, `rsqrt`, `ex2`,
+//!   `lg2`, `div` `.approx` of `f32`, `rcp.approx.ftz.f64`, `rsqrt.approx.f64`: every
+//!   [SfuOp]) call the CPU device's runtime, which gives the GPU's bits from tables measured
+//!   on it (`cuda_cpu::sfu`), through the slot the exporter gives every image that calls
+//!   libdevice ([kernel_abi::CPU_SFU_FUNCTION]). The rest (`sin`, `cos`, `sqrt`, `tanh`
+//!   `.approx`, which libdevice calls only in its fast-math paths) are computed with the host's
+//!   accurate functions: their documented error bounds hold, their last bits may differ;
 //! - `__nvvm_reflect` answers as the GPU build's `opt` does ([crate::REFLECT_FLAGS]): no flush
 //!   to zero, correctly rounded square roots, and `__CUDA_ARCH` of the build's target.
 //!
@@ -26,6 +28,8 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
+
+use kernel_abi::SfuOp;
 
 /// The prefix the renamed NVVM intrinsics get (`__oxide_nvvm.fma.rn.d`).
 pub const HOST_NVVM_PREFIX: &str = "__oxide_nvvm.";
@@ -404,6 +408,41 @@ impl Body<'_> {
         self.value(&format!("select i1 {tiny}, float {zero}, float {x}"))
     }
 
+    /// The CPU device's runtime's result of the special function unit's `op` on `args` (of
+    /// type `ty`), called through the image's slot ([kernel_abi::CPU_SFU_FUNCTION]).
+    fn sfu(&mut self, op: SfuOp, ty: &str, args: &[String]) -> String {
+        let (int, wide) = if ty == "double" {
+            ("i64", true)
+        } else {
+            ("i32", false)
+        };
+        let operands: Vec<String> = args
+            .iter()
+            .map(|arg| {
+                let bits = self.value(&format!("bitcast {ty} {arg} to {int}"));
+                if wide {
+                    bits
+                } else {
+                    self.value(&format!("zext i32 {bits} to i64"))
+                }
+            })
+            .collect();
+        let second = operands.get(1).cloned().unwrap_or_else(|| "0".to_owned());
+        let function = kernel_abi::CPU_SFU_FUNCTION;
+        self.declarations
+            .insert(format!("declare i64 @{function}(i32, i64, i64)"));
+        let result = self.value(&format!(
+            "call i64 @{function}(i32 {}, i64 {}, i64 {second})",
+            op as u32, operands[0]
+        ));
+        let bits = if wide {
+            result
+        } else {
+            self.value(&format!("trunc i64 {result} to i32"))
+        };
+        self.value(&format!("bitcast {int} {bits} to {ty}"))
+    }
+
     /// Sets the rounding mode for the operations after it (strict bodies only).
     fn set_rounding(&mut self, rounding: Rounding) {
         self.declarations
@@ -613,9 +652,20 @@ fn body_of(
             };
             Some(flush_result(body, value, ty))
         }
-        // The special function unit's approximations, computed accurately.
+        // The special function unit's approximations: the CPU device's runtime reproduces the
+        // GPU's bits of those it has measured; the others are computed accurately.
         op if words.get(1) == Some(&"approx") => {
             let (ty, suffix) = float_suffix(last)?;
+            let ptx = format!(
+                "{op}.approx{}.{}",
+                if ftz { ".ftz" } else { "" },
+                if ty == "double" { "f64" } else { "f32" }
+            );
+            if let Some(sfu) = SfuOp::from_ptx(&ptx)
+                && sfu.arity() == args.len()
+            {
+                return Some(body.sfu(sfu, ty, args));
+            }
             let inputs = flush_all(body, args, ty);
             let value = match op {
                 "ex2" | "lg2" | "sin" | "cos" | "sqrt" | "tanh" => {
@@ -921,6 +971,24 @@ mod tests {
         let definitions = host_definitions(&calls, 900).unwrap();
         assert!(definitions.contains("define { i32, i32 } @__oxide_nvvm.mad.wide.u32"));
         assert!(definitions.contains("mul i64"));
+    }
+
+    #[test]
+    fn measured_approximations_call_the_runtimes_unit() {
+        let text = definitions(
+            "declare float @llvm.nvvm.ex2.approx.ftz.f32(float)\n\
+             declare double @llvm.nvvm.rcp.approx.ftz.d(double)\n\
+             declare float @llvm.nvvm.div.approx.f(float, float)\n\
+             declare float @llvm.nvvm.sin.approx.f(float)\n",
+        )
+        .unwrap();
+        let call = |op: SfuOp| format!("call i64 @__oxide_cpu_sfu(i32 {}, ", op as u32);
+        assert!(text.contains(&call(SfuOp::Ex2FtzF32)), "{text}");
+        assert!(text.contains(&call(SfuOp::RcpFtzF64)));
+        assert!(text.contains(&call(SfuOp::DivF32)));
+        assert!(text.contains("declare i64 @__oxide_cpu_sfu(i32, i64, i64)"));
+        // Not measured: computed accurately.
+        assert!(text.contains("@llvm.sin.f32"));
     }
 
     #[test]

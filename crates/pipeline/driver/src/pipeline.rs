@@ -192,8 +192,14 @@ fn cpu_flavour(
         3
     };
     // libdevice's `__CUDA_ARCH` is the compute capability times 100 (`900` for sm_90).
-    llvm_to_ptx::compile_cpu_object(&ll, opt_level, config.sysroot.as_deref(), target.sm * 10)
-        .map_err(|e| PipelineError::CpuFlavour(e.to_string()))
+    llvm_to_ptx::compile_cpu_object(
+        &ll,
+        opt_level,
+        config.sysroot.as_deref(),
+        target.sm * 10,
+        &cpu.table_symbol,
+    )
+    .map_err(|e| PipelineError::CpuFlavour(e.to_string()))
 }
 
 /// `opt`, check hoisting (and `opt` again on what it changed), `llc`.
