@@ -1086,7 +1086,7 @@ fn run_on_cpu_device(
     results: &mut BTreeMap<u64, (Class, String)>,
 ) -> Result<(), OxideError> {
     let out = Command::new(binary)
-        .env("CUDA_OXIDE_DEVICE", "cpu")
+        .env(kernel_abi::CPU_DEVICE_VARIABLE, "cpu")
         .arg("gpu")
         .arg(expect)
         .output()

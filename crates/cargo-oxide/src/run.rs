@@ -2,6 +2,8 @@
 
 use std::process::{Command, ExitCode};
 
+use kernel_abi::CPU_DEVICE_VARIABLE as DEVICE_VARIABLE;
+
 use crate::cli::RunTarget;
 use crate::error::OxideError;
 use crate::user_build;
@@ -41,9 +43,6 @@ pub fn run(target: &RunTarget) -> Result<ExitCode, OxideError> {
         None => ExitCode::FAILURE,
     })
 }
-
-/// The variable that makes a program's `CudaContext` the CPU device (`cuda_cpu::DEVICE_VARIABLE`).
-const DEVICE_VARIABLE: &str = "CUDA_OXIDE_DEVICE";
 
 /// The compute capability of the local GPU as `sm_XY`, from `nvidia-smi`; `None` when there
 /// is no GPU (the backend's default applies; the program then reports the missing GPU).

@@ -104,7 +104,7 @@ fn attribute(attrib: CUdevice_attribute) -> c_int {
         CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y | CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => 65535,
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => 48 * 1024,
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => {
-            llvm_dynamic_shared_bytes() as c_int
+            kernel_abi::CPU_DYNAMIC_SHARED_BYTES as c_int
         }
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => 228 * 1024,
         CU_DEVICE_ATTRIBUTE_WARP_SIZE => 32,
@@ -119,11 +119,6 @@ fn attribute(attrib: CUdevice_attribute) -> c_int {
         | CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS => 1,
         _ => 0,
     }
-}
-
-/// The dynamic shared memory a block can have on the CPU (the size of the image's array).
-fn llvm_dynamic_shared_bytes() -> u32 {
-    227 * 1024
 }
 
 entry_points! {
@@ -390,7 +385,9 @@ entry_points! {
         };
         put(value, match attrib {
             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => kernel.max_threads as c_int,
-            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => llvm_dynamic_shared_bytes() as c_int,
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+                kernel_abi::CPU_DYNAMIC_SHARED_BYTES as c_int
+            },
             CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 90,
             _ => 0,
         })
@@ -411,7 +408,7 @@ entry_points! {
         if threads == 0 || threads > u64::from(kernel.max_threads) || gx == 0 || gy == 0 || gz == 0 {
             return CUresult::CUDA_ERROR_INVALID_VALUE;
         }
-        if shared > llvm_dynamic_shared_bytes() {
+        if u64::from(shared) > kernel_abi::CPU_DYNAMIC_SHARED_BYTES {
             return CUresult::CUDA_ERROR_INVALID_VALUE;
         }
         if params.is_null() && !kernel.param_sizes.is_empty() {
@@ -433,25 +430,33 @@ entry_points! {
     }
     #[always]
     fn cuGetErrorString(error: CUresult, text: *mut *const c_char) {
-        put(text, error_text(error).as_ptr())
+        put(text, error_text(error).1.as_ptr())
     }
     #[always]
     fn cuGetErrorName(error: CUresult, text: *mut *const c_char) {
-        put(text, error_text(error).as_ptr())
+        put(text, error_text(error).0.as_ptr())
     }
 }
 
-/// The driver's text for the errors the CPU device answers.
-fn error_text(error: CUresult) -> &'static CStr {
+/// The driver's name and description of the errors the CPU device answers.
+fn error_text(error: CUresult) -> (&'static CStr, &'static CStr) {
     match error {
-        CUresult::CUDA_SUCCESS => c"no error",
-        CUresult::CUDA_ERROR_LAUNCH_FAILED => c"unspecified launch failure",
-        CUresult::CUDA_ERROR_NOT_SUPPORTED => c"operation not supported on the CPU device",
-        CUresult::CUDA_ERROR_OUT_OF_MEMORY => c"out of memory",
-        CUresult::CUDA_ERROR_INVALID_VALUE => c"invalid argument",
-        CUresult::CUDA_ERROR_INVALID_IMAGE => c"device kernel image is invalid",
-        CUresult::CUDA_ERROR_NOT_FOUND => c"named symbol not found",
-        _ => c"CUDA error on the CPU device",
+        CUresult::CUDA_SUCCESS => (c"CUDA_SUCCESS", c"no error"),
+        CUresult::CUDA_ERROR_LAUNCH_FAILED => {
+            (c"CUDA_ERROR_LAUNCH_FAILED", c"unspecified launch failure")
+        }
+        CUresult::CUDA_ERROR_NOT_SUPPORTED => (
+            c"CUDA_ERROR_NOT_SUPPORTED",
+            c"operation not supported on the CPU device",
+        ),
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY => (c"CUDA_ERROR_OUT_OF_MEMORY", c"out of memory"),
+        CUresult::CUDA_ERROR_INVALID_VALUE => (c"CUDA_ERROR_INVALID_VALUE", c"invalid argument"),
+        CUresult::CUDA_ERROR_INVALID_IMAGE => (
+            c"CUDA_ERROR_INVALID_IMAGE",
+            c"device kernel image is invalid",
+        ),
+        CUresult::CUDA_ERROR_NOT_FOUND => (c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),
+        _ => (c"CUDA_ERROR_UNKNOWN", c"CUDA error on the CPU device"),
     }
 }
 

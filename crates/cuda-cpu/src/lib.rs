@@ -32,7 +32,7 @@ mod warp;
 pub use error::CpuError;
 
 /// The environment variable that selects the CPU device, and its value.
-pub const DEVICE_VARIABLE: &str = "CUDA_OXIDE_DEVICE";
+pub const DEVICE_VARIABLE: &str = kernel_abi::CPU_DEVICE_VARIABLE;
 
 /// Whether the environment asks for the CPU device (`CUDA_OXIDE_DEVICE=cpu`).
 pub fn requested() -> bool {

@@ -236,7 +236,7 @@ pub enum Error {
     /// caused it. When one kernel launched through cuda-host was in flight it is that one;
     /// when several were, `in_flight` lists them all and any of them may be the one.
     #[error(
-        "{culprit} faulted on the GPU: {source}\nhint: a failed check in device code (an index \
+        "{culprit} faulted on the {device}: {source}\nhint: a failed check in device code (an index \
          out of bounds, a division by zero; in a build without messages, any panic) stops the \
          kernel with a trap, or with an illegal address at the access the check guards, which \
          the driver reports like this; check the indices the kernel computes against the \
@@ -246,6 +246,7 @@ pub enum Error {
          exists only for the host (one the build warned about) traps too.{narrow} The CUDA \
          context cannot be used after a fault: create a new process to continue",
         culprit = fault_culprit(kernel, in_flight),
+        device = if cuda_cpu::installed() { "CPU device" } else { "GPU" },
         narrow = if in_flight.is_empty() {
             ""
         } else {

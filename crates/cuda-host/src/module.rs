@@ -145,15 +145,29 @@ impl PtxModule {
         unsafe { sys::cuModuleLoadData(&mut module, table) }
             .result()
             .map_err(|e| classify(e, "cuModuleLoadData (the CPU image)"))?;
-        let panic = crate::panic::attach(ctx.cu_ctx() as usize, module)
-            .map_err(|e| classify(e, "allocating the module's panic record"))?;
+        Self::loaded(ctx, module, crate_name, ModuleImage::Cpu)
+    }
+
+    /// The module the driver just loaded as `module`, with its panic record attached; if
+    /// attaching fails, the module is unloaded again.
+    fn loaded(
+        ctx: Arc<cu::CudaContext>,
+        module: sys::CUmodule,
+        crate_name: &'static str,
+        image: ModuleImage,
+    ) -> Result<Self, Error> {
+        let panic = crate::panic::attach(ctx.cu_ctx() as usize, module).map_err(|e| {
+            // SAFETY: the module was just loaded and nothing refers to it yet.
+            let _ = unsafe { result::module::unload(module) };
+            classify(e, "allocating the module's panic record")
+        })?;
         Ok(PtxModule {
             handle: Arc::new(ModuleHandle {
                 ctx,
                 module,
                 crate_name,
                 panic,
-                image: ModuleImage::Cpu,
+                image,
             }),
         })
     }
@@ -176,24 +190,8 @@ impl PtxModule {
         }
         .result();
         loaded.ok()?;
-        let panic = match crate::panic::attach(ctx.cu_ctx() as usize, module) {
-            Ok(panic) => panic,
-            Err(_) => {
-                // SAFETY: the module was just loaded and nothing refers to it yet. The PTX
-                // path then reports the allocation failure.
-                let _ = unsafe { result::module::unload(module) };
-                return None;
-            }
-        };
-        Some(PtxModule {
-            handle: Arc::new(ModuleHandle {
-                ctx,
-                module,
-                crate_name,
-                panic,
-                image: ModuleImage::Cubin,
-            }),
-        })
+        // A failure here is reported by the PTX path, which meets it again.
+        Self::loaded(ctx, module, crate_name, ModuleImage::Cubin).ok()
     }
 
     /// What this module was loaded from.
@@ -247,22 +245,7 @@ impl PtxModule {
         }
         .result();
         match loaded {
-            Ok(()) => {
-                let panic = crate::panic::attach(ctx.cu_ctx() as usize, module).map_err(|e| {
-                    // SAFETY: the module was just loaded and nothing refers to it yet.
-                    let _ = unsafe { result::module::unload(module) };
-                    classify(e, "allocating the module's panic record")
-                })?;
-                Ok(PtxModule {
-                    handle: Arc::new(ModuleHandle {
-                        ctx,
-                        module,
-                        crate_name,
-                        panic,
-                        image: ModuleImage::Ptx,
-                    }),
-                })
-            }
+            Ok(()) => Self::loaded(ctx, module, crate_name, ModuleImage::Ptx),
             Err(e) if is_fault(&e.into()) => Err(fault(e.into(), Some(ctx.cu_ctx() as usize))),
             Err(e) => Err(refusal(
                 &ctx,

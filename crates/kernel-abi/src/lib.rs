@@ -19,6 +19,14 @@
 /// table has another version is refused with a request to rebuild it.
 pub const CPU_IMAGE_VERSION: u64 = 5;
 
+/// Bytes of dynamic shared memory a block has on the CPU device: the most a Hopper block can
+/// have. The exporter sizes each image's dynamic shared array so; the CPU device answers it as
+/// the opt-in limit and refuses launches asking for more.
+pub const CPU_DYNAMIC_SHARED_BYTES: u64 = 227 * 1024;
+
+/// The variable whose value `cpu` makes a program's CUDA context the CPU device.
+pub const CPU_DEVICE_VARIABLE: &str = "CUDA_OXIDE_DEVICE";
+
 /// The class of a kernel parameter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ParamKind {

@@ -36,8 +36,7 @@ use crate::naming::{escape, global_ref};
 /// Version of the table layout above; the runtime refuses another.
 pub use kernel_abi::CPU_IMAGE_VERSION;
 
-/// Bytes of dynamic shared memory a block has on the CPU: the most a Hopper block can have.
-pub const CPU_DYNAMIC_SHARED_BYTES: u64 = 227 * 1024;
+pub use kernel_abi::CPU_DYNAMIC_SHARED_BYTES;
 
 /// Export the module as the CPU flavour, with its image table named `table_symbol`.
 #[derive(Clone, Debug)]
