@@ -255,6 +255,15 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if target.race {
         cargo.env("CUDA_OXIDE_RACE", "1");
     }
+    // The CPU device's runtime emulates a GPU: optimised even in a dev build, where its
+    // per-access work under the race detector was mostly opt-level 0's overhead (hashing,
+    // bounds and alignment checks not inlined). Command-line configuration overrides the
+    // manifest's profile for these two packages only.
+    for package in ["cuda-cpu", "miniz_oxide"] {
+        cargo
+            .arg("--config")
+            .arg(format!("profile.dev.package.{package}.opt-level=2"));
+    }
     cargo
 }
 

@@ -151,7 +151,50 @@ impl std::hash::Hasher for AddressHasher {
     }
 }
 
-type Shadow = HashMap<usize, Granule, std::hash::BuildHasherDefault<AddressHasher>>;
+/// A map keyed by addresses, with [AddressHasher].
+type AddressMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<AddressHasher>>;
+
+/// Bits of the address a page of the shadow covers (4 KiB: 512 granules).
+const PAGE_BITS: u32 = 12;
+const PAGE_GRANULES: usize = 1 << (PAGE_BITS - 3);
+
+/// The shadow of a memory: a granule record for each aligned 8 bytes of every page touched,
+/// the pages in a map by page number, and the page used last remembered (accesses are
+/// mostly near the one before).
+#[derive(Default)]
+struct Shadow {
+    pages: AddressMap<Box<[Granule]>>,
+    /// The page number and the first granule of the page used last.
+    last: Option<(usize, *mut Granule)>,
+}
+
+impl Shadow {
+    /// The record of the granule at `address` (a multiple of 8).
+    fn granule(&mut self, address: usize) -> &mut Granule {
+        let page = address >> PAGE_BITS;
+        let first = match self.last {
+            Some((last, first)) if last == page => first,
+            _ => {
+                let granules = self.pages.entry(page).or_insert_with(|| {
+                    std::iter::repeat_with(Granule::default)
+                        .take(PAGE_GRANULES)
+                        .collect()
+                });
+                let first = granules.as_mut_ptr();
+                self.last = Some((page, first));
+                first
+            }
+        };
+        // SAFETY: `first` points at a page's granules, which stay where they are (a boxed
+        // slice) until [Shadow::clear] drops them and forgets `last`; the index is in the page.
+        unsafe { &mut *first.add((address >> 3) & (PAGE_GRANULES - 1)) }
+    }
+
+    fn clear(&mut self) {
+        self.last = None;
+        self.pages.clear();
+    }
+}
 
 /// What one launch has reported.
 #[derive(Default)]
@@ -165,7 +208,9 @@ thread_local! {
     /// launches from several host threads at once keep theirs apart).
     static REPORTS: RefCell<Option<Reports>> = const { RefCell::new(None) };
     /// The source positions seen (their addresses), indexed by [Access::site].
-    static SITES: RefCell<(Vec<usize>, HashMap<usize, u32>)> = RefCell::new((Vec::new(), HashMap::new()));
+    static SITES: RefCell<(Vec<usize>, AddressMap<u32>)> = RefCell::new((Vec::new(), AddressMap::default()));
+    /// The cache of [site_index]: `(site, index)` by the site's address (`usize::MAX`: empty).
+    static SITE_CACHE_SLOTS: [Cell<(usize, u32)>; SITE_CACHE] = const { [const { Cell::new((usize::MAX, 0)) }; SITE_CACHE] };
     /// Global memory's shadow for the launch running (a watched launch runs on one worker).
     static GLOBAL: RefCell<Shadow> = RefCell::new(Shadow::default());
     /// Shared memory's shadow for the block this worker runs.
@@ -176,16 +221,27 @@ thread_local! {
     static WATCHING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The index of source position `site` (its constant's address) in [SITES].
+/// The index of source position `site` (its constant's address) in [SITES]; the last few
+/// answers are remembered by address, since a loop's accesses repeat a handful of sites.
 fn site_index(site: usize) -> u32 {
-    SITES.with(|sites| {
+    let slot = (site >> 3) % SITE_CACHE;
+    let (cached, index) = SITE_CACHE_SLOTS.with(|c| c[slot].get());
+    if cached == site {
+        return index;
+    }
+    let index = SITES.with(|sites| {
         let (list, index) = &mut *sites.borrow_mut();
         *index.entry(site).or_insert_with(|| {
             list.push(site);
             (list.len() - 1) as u32
         })
-    })
+    });
+    SITE_CACHE_SLOTS.with(|c| c[slot].set((site, index)));
+    index
 }
+
+/// Slots of the cache of [site_index].
+const SITE_CACHE: usize = 64;
 
 /// The address of the source position of index `index`.
 fn site_address(index: u32) -> usize {
@@ -210,7 +266,7 @@ pub(crate) fn start_launch() {
 
 /// Ends a launch on its worker: the number of distinct reports it made.
 pub(crate) fn end_launch(kernel: &str) -> usize {
-    GLOBAL.with(|g| *g.borrow_mut() = Shadow::default());
+    GLOBAL.with(|g| g.borrow_mut().clear());
     let count = REPORTS
         .with(|r| r.borrow_mut().take())
         .map_or(0, |r| r.count);
@@ -301,7 +357,7 @@ pub(crate) fn access(address: usize, size: usize, site: usize, kind: AccessKind)
             let low = address.max(granule) - granule;
             let high = end.min(granule + 8) - granule;
             let mask = (((1u16 << high) - 1) & !((1u16 << low) - 1)) as u8;
-            let cell = shadow.entry(granule).or_default();
+            let cell = shadow.granule(granule);
             if let Some(text) = check(cell, granule, mask, &now, kind, shared, state)
                 && !reported
             {
