@@ -63,7 +63,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             features: Vec::new(),
             verbose: false,
             device_debug: options.device_debug,
-            race: false,
+            race: options.race,
             fmad: false,
             panic_messages: options.panic_messages,
         };
@@ -77,10 +77,22 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
         })
         .collect();
     let script = dir.join("run.sh");
-    std::fs::write(&script, runner_script(&examples, &pending, &not_on_cpu))
-        .map_err(io(&script))?;
+    let device = if options.race {
+        Device::Race
+    } else if options.cpu {
+        Device::Cpu
+    } else {
+        Device::Gpu
+    };
+    std::fs::write(
+        &script,
+        runner_script(&examples, &pending, &not_on_cpu, device),
+    )
+    .map_err(io(&script))?;
     set_executable(&script).map_err(io(&script))?;
-    bench::build_into(&dir, &[], options.arch.clone(), options.device_debug)?;
+    if device == Device::Gpu {
+        bench::build_into(&dir, &[], options.arch.clone(), options.device_debug)?;
+    }
     Ok(Bundle {
         dir,
         examples,
@@ -96,15 +108,43 @@ fn runnable_examples(dir: &Path) -> Vec<String> {
     examples
 }
 
+/// Where a bundle's runner runs the examples by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Device {
+    /// The machine's GPU (`CUDA_OXIDE_DEVICE=cpu` in the environment still picks the CPU).
+    Gpu,
+    /// The CPU device.
+    Cpu,
+    /// The CPU device with the race detector: a report fails the example.
+    Race,
+}
+
 /// A script that runs each example, prints `PASS name` or `FAIL name`, keeps each log (in
 /// `$OUT` when set, as the device machine provides, else `logs/`), and ends with
 /// `N passed, N failed`; it exits non-zero when any failed. Under `CUDA_OXIDE_DEVICE=cpu`
-/// (the CPU device) it skips the examples of `not_on_cpu`, printing why.
+/// (the CPU device; the default for `device` other than the GPU) it skips the examples of
+/// `not_on_cpu`, printing why.
 fn runner_script(
     examples: &[String],
     pending: &[(String, String)],
     not_on_cpu: &[(String, String)],
+    device: Device,
 ) -> String {
+    let defaults = match device {
+        Device::Gpu => "",
+        Device::Cpu => "export CUDA_OXIDE_DEVICE=\"${CUDA_OXIDE_DEVICE:-cpu}\"\n",
+        Device::Race => "export CUDA_OXIDE_DEVICE=cpu CUDA_OXIDE_RACE=1\n",
+    };
+    // A race report is a failure of the example in a race bundle.
+    let race_check = if device == Device::Race {
+        "    if [ \"$status\" = PASS ] && grep -q '^cuda-oxide race detector:' \"$logs/$example.log\"; then\n\
+         \x20       status=\"FAIL (race reports)\"\n\
+         \x20       passed=$((passed - 1))\n\
+         \x20       failed=$((failed + 1))\n\
+         \x20   fi\n"
+    } else {
+        ""
+    };
     let cpu_cases: String = not_on_cpu
         .iter()
         .map(|(name, reason)| {
@@ -127,7 +167,7 @@ fn runner_script(
 # CUDA_OXIDE_DEVICE=cpu (docs/cpu.md), skipping there the examples that say they cannot run.
 # Made by `cargo oxide bundle`; each example checks its results against the CPU.
 set -u
-cd "$(dirname "${{BASH_SOURCE[0]}}")"
+{defaults}cd "$(dirname "${{BASH_SOURCE[0]}}")"
 logs="${{OUT:-logs}}"
 mkdir -p "$logs"
 passed=0
@@ -150,7 +190,7 @@ if [ -x ./gemm_bf16 ]; then
         status="FAIL (exit $?)"
         failed=$((failed + 1))
     fi
-    millis=$(( ($(date +%s%N) - start) / 1000000 ))
+{race_check}    millis=$(( ($(date +%s%N) - start) / 1000000 ))
     echo "$status $example (${{millis}} ms)"
     grep -E '^(ok|FAIL) ' "$logs/$example.log" | sed 's/^/    /'
     if [ "$status" != PASS ]; then
@@ -178,7 +218,10 @@ mod tests {
             &["vecadd".into(), "casts".into()],
             &[("printf".into(), "needs string constants".into())],
             &[("casts".into(), "needs `wgmma`".into())],
+            Device::Gpu,
         );
+        assert!(!script.contains("export CUDA_OXIDE_DEVICE"), "{script}");
+        assert!(!script.contains("race reports"), "{script}");
         assert!(
             script.contains(r#"casts) echo "SKIP casts on the CPU device: needs wgmma"; skipped=$((skipped + 1)); continue ;;"#),
             "{script}"
@@ -201,6 +244,25 @@ mod tests {
             script.contains(r#"ln -s "$cublas" "$link/libcublas.so""#),
             "{script}"
         );
+    }
+
+    #[test]
+    fn cpu_and_race_bundles_run_on_the_cpu_device() {
+        let cpu = runner_script(&["vecadd".into()], &[], &[], Device::Cpu);
+        assert!(
+            cpu.contains("export CUDA_OXIDE_DEVICE=\"${CUDA_OXIDE_DEVICE:-cpu}\""),
+            "{cpu}"
+        );
+        let race = runner_script(&["vecadd".into()], &[], &[], Device::Race);
+        assert!(
+            race.contains("export CUDA_OXIDE_DEVICE=cpu CUDA_OXIDE_RACE=1"),
+            "{race}"
+        );
+        assert!(
+            race.contains("grep -q '^cuda-oxide race detector:' \"$logs/$example.log\""),
+            "{race}"
+        );
+        assert!(race.contains("status=\"FAIL (race reports)\""), "{race}");
     }
 
     #[test]

@@ -121,6 +121,18 @@ pub struct BundleOptions {
     #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub panic_messages: Option<bool>,
+
+    /// A bundle for the CPU device (docs/cpu.md): its `run.sh` runs every example there
+    /// (`CUDA_OXIDE_DEVICE=cpu` unless the environment says otherwise), skipping those that
+    /// say they cannot run there, and the benchmark suite (which compares with CUDA C++ on a
+    /// GPU) is left out.
+    #[arg(long)]
+    pub cpu: bool,
+
+    /// A bundle for the race detector: kernels built for it (`--race` of `cargo oxide
+    /// build`), run on the CPU device; an example with a race report fails. Implies `--cpu`.
+    #[arg(long)]
+    pub race: bool,
 }
 
 /// `cargo oxide bench`.

@@ -54,14 +54,24 @@ fn main() -> ExitCode {
             for (name, reason) in &bundle.pending {
                 eprintln!("cargo oxide: left out example `{name}`: {reason}");
             }
-            eprintln!(
-                "cargo oxide: bundled {} example(s) and the benchmark suite in {}; run \
-                 {}/run.sh (examples) and {}/bench.sh (benchmarks) on a machine with a GPU",
-                bundle.examples.len(),
-                bundle.dir.display(),
-                bundle.dir.display(),
-                bundle.dir.display()
-            );
+            let (examples, dir) = (bundle.examples.len(), bundle.dir.display());
+            if options.cpu || options.race {
+                let what = if options.race {
+                    "with the race detector"
+                } else {
+                    "on the CPU device"
+                };
+                eprintln!(
+                    "cargo oxide: bundled {examples} example(s) in {dir}; {dir}/run.sh runs them \
+                     {what}, on any x86-64 Linux machine"
+                );
+            } else {
+                eprintln!(
+                    "cargo oxide: bundled {examples} example(s) and the benchmark suite in {dir}; \
+                     run {dir}/run.sh (examples) and {dir}/bench.sh (benchmarks) on a machine \
+                     with a GPU"
+                );
+            }
             ExitCode::SUCCESS
         }),
         Command::Bench(options) => bench::bench(&options),
