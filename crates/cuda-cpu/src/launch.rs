@@ -27,6 +27,8 @@ pub(crate) enum Stop {
     Warp,
     /// The thread trapped: the grid stops.
     Trap,
+    /// The thread polls for something the others do (an mbarrier phase): they run first.
+    Poll,
 }
 
 /// What a thread of a running block knows about itself; the runtime's functions read it
@@ -445,6 +447,9 @@ fn run_block(
     let mut outcome = Outcome::Completed;
     'schedule: loop {
         let mut ran = false;
+        // Whether every thread that ran only polled, and what the barriers were before.
+        let mut only_polled = true;
+        let barrier_changes = crate::mbarrier::changes();
         for (index, slot) in fibers.iter_mut().enumerate() {
             let Some(fiber) = slot else { continue };
             if waits[index] != Wait::Running {
@@ -455,8 +460,13 @@ fn run_block(
             set_tid(&states[index]);
             let result = fiber.resume(());
             CURRENT.with(|current| current.set(std::ptr::null()));
+            if !matches!(result, CoroutineResult::Yield(Stop::Poll)) {
+                only_polled = false;
+            }
             match result {
-                CoroutineResult::Yield(Stop::Barrier | Stop::Warp) if !grid.thread_fibers => {
+                CoroutineResult::Yield(Stop::Barrier | Stop::Warp | Stop::Poll)
+                    if !grid.thread_fibers =>
+                {
                     eprintln!(
                         "cuda-oxide CPU device: a kernel that the compiler found never waits \
                          reached a barrier or warp operation (a bug in cuda-oxide); the launch \
@@ -465,6 +475,7 @@ fn run_block(
                     outcome = Outcome::Trapped;
                     break 'schedule;
                 }
+                CoroutineResult::Yield(Stop::Poll) => {}
                 CoroutineResult::Yield(Stop::Barrier) => waits[index] = Wait::Barrier,
                 CoroutineResult::Yield(Stop::Warp) => waits[index] = Wait::Warp,
                 CoroutineResult::Yield(Stop::Trap) => {
@@ -505,6 +516,15 @@ fn run_block(
                 }
             }
             released = true;
+        }
+        if ran && only_polled && !released && crate::mbarrier::changes() == barrier_changes {
+            eprintln!(
+                "cuda-oxide CPU device: block {ctaid:?} cannot go on: its running threads all \
+                 wait for mbarrier phases that no thread completes (arrivals or expected bytes \
+                 missing); the launch fails"
+            );
+            outcome = Outcome::Trapped;
+            break;
         }
         if !ran && !released {
             let at_barrier = waits.iter().filter(|w| **w == Wait::Barrier).count();

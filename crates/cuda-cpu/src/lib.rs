@@ -21,6 +21,7 @@ mod error;
 mod graph;
 pub mod image;
 mod launch;
+mod mbarrier;
 mod memory;
 mod printf;
 mod race;

@@ -5,6 +5,7 @@
 use std::ffi::c_void;
 
 use crate::launch::{self, Stop, current};
+use crate::mbarrier;
 use crate::race;
 use crate::warp::{WarpKind as W, WarpOp};
 
@@ -86,6 +87,17 @@ runtime_functions! {
     read_ptx_sreg_clock64() -> u64 { nanoseconds() }
     read_ptx_sreg_globaltimer() -> u64 { nanoseconds() }
     nanosleep(_nanoseconds: u32) {}
+    mbarrier_init(addr: u64, count: u32) { mbarrier::init(addr, count) }
+    mbarrier_inval(_addr: u64) {}
+    mbarrier_arrive(addr: u64) -> u64 { mbarrier::arrive(addr) }
+    mbarrier_arrive_expect_tx(addr: u64, bytes: u32) -> u64 {
+        mbarrier::expect_tx(addr, bytes);
+        mbarrier::arrive(addr)
+    }
+    mbarrier_expect_tx(addr: u64, bytes: u32) { mbarrier::expect_tx(addr, bytes) }
+    mbarrier_try_wait_parity(addr: u64, parity: u32) -> bool { wait_for_phase(addr, parity) }
+    mbarrier_test_wait_parity(addr: u64, parity: u32) -> bool { wait_for_phase(addr, parity) }
+    fence_mbarrier_init() {}
     barrier0() { barrier(false); }
     barrier0_popc(vote: i32) -> i32 { barrier(vote != 0) as i32 }
     barrier0_and(vote: i32) -> i32 { (barrier(vote != 0) == block_size()) as i32 }
@@ -176,6 +188,16 @@ fn warp_op(kind: W, mask: u32, value: u64, lane: u32) -> u64 {
     state.warp_result.get()
 }
 
+/// Whether the phase of parity `parity` of the barrier at `addr` has completed; when it has
+/// not, the block's other threads run first (a thread polls for a phase in a loop).
+fn wait_for_phase(addr: u64, parity: u32) -> bool {
+    if mbarrier::phase_completed(addr, parity) {
+        return true;
+    }
+    launch::stop(Stop::Poll);
+    mbarrier::phase_completed(addr, parity)
+}
+
 /// Threads in the running block.
 fn block_size() -> u32 {
     register(|t| t.ntid[0] * t.ntid[1] * t.ntid[2])
@@ -237,8 +259,7 @@ fn device_free(ptr: *mut c_void) {
 pub(crate) const NOT_ON_THE_CPU: &[&str] = &[
     "read_ptx_sreg_gridid",
     "cvta_to_shared_u32",
-    "mbarrier_",
-    "fence_mbarrier_init",
+    "mbarrier_arrive_cluster",
     "fence_proxy_",
     "tma_",
     "bulk_",
