@@ -6,14 +6,19 @@ use kernel_abi::CPU_DEVICE_VARIABLE as DEVICE_VARIABLE;
 
 use crate::cli::RunTarget;
 use crate::error::OxideError;
+use crate::example_metadata::example_arch;
 use crate::user_build;
 
-/// Builds the target (for the local GPU's architecture unless one is given) and runs it,
-/// returning its exit code.
+/// Builds the target and runs it, returning its exit code. Its kernels are built for the
+/// architecture given, else the one the crate's manifest names (`arch` in
+/// `[package.metadata.cuda-oxide]`: `sm_90a` for `wgmma`), else the local GPU's.
 pub fn run(target: &RunTarget) -> Result<ExitCode, OxideError> {
     let mut build = target.build.clone();
     if build.arch.is_none() && std::env::var_os("CUDA_OXIDE_TARGET").is_none() {
-        build.arch = local_gpu_arch();
+        build.arch = user_build::resolve_manifest(&build)
+            .ok()
+            .and_then(|manifest| example_arch(&manifest))
+            .or_else(local_gpu_arch);
     }
     let built = user_build::build(&build)?;
     // The second `cargo run` finds everything built and only selects and starts the binary.

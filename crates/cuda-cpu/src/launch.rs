@@ -75,6 +75,20 @@ impl ThreadState {
 
 thread_local! {
     static CURRENT: Cell<*const ThreadState> = const { Cell::new(std::ptr::null()) };
+    /// The name of the kernel whose block this worker runs (its text lives as long as the
+    /// launch).
+    static KERNEL: Cell<(*const u8, usize)> = const { Cell::new((std::ptr::null(), 0)) };
+}
+
+/// The name of the kernel whose thread runs on this OS thread, for messages.
+pub(crate) fn kernel_name() -> Option<String> {
+    let (ptr, len) = KERNEL.with(Cell::get);
+    if ptr.is_null() || current().is_none() {
+        return None;
+    }
+    // SAFETY: set by [run_block] to the launch's kernel name, alive while its threads run.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+    Some(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// The thread running on this OS thread, or `None` outside a kernel.
@@ -386,6 +400,7 @@ fn run_block(
             stack: Cell::new((0, 0)),
         })
         .collect();
+    KERNEL.with(|k| k.set((grid.name.as_ptr(), grid.name.len())));
     if let Some(image) = &grid.race {
         race::start_block(image.shared_ranges());
     }

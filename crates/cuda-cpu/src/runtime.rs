@@ -238,9 +238,10 @@ pub(crate) extern "C" fn missing(name: *const u8, len: u64) {
     } else {
         "a function the CPU device does not provide"
     };
+    let kernel = launch::kernel_name().map_or("the kernel".to_owned(), |k| format!("kernel `{k}`"));
     eprintln!(
-        "cuda-oxide CPU device: the kernel called `{name}`, {what} (see docs/cpu.md); the \
-         launch fails"
+        "cuda-oxide CPU device: {kernel} called `{name}`, {what} (see docs/cpu.md); the launch \
+         fails"
     );
     stop_thread();
 }
