@@ -61,6 +61,10 @@ fn planted_races_are_reported_with_both_lines_and_the_clean_kernel_with_none() {
     );
     has("barrier_in_half_the_block", &["// barrier: half the block"]);
     has("shuffle_mask_names_exited_lane", &["// shuffle: full mask"]);
+    has(
+        "mbarrier_read_before_wait",
+        &["// race: producer write", "// race: read before the wait"],
+    );
     let clean = reports_of(&stderr, "clean");
     assert!(clean.is_empty(), "reports on the clean kernel: {clean:#?}");
 }

@@ -61,10 +61,10 @@ pub(crate) fn expect_tx(addr: u64, bytes: u32) {
     });
 }
 
-/// `mbarrier.arrive`: one arrival; the phase completes with the last. The token is the
-/// state before the arrival.
-pub(crate) fn arrive(addr: u64) -> u64 {
-    update(addr, |state| {
+/// `mbarrier.arrive`: one arrival; the phase completes with the last. The token (the state
+/// before the arrival), and whether the phase completed.
+pub(crate) fn arrive(addr: u64) -> (u64, bool) {
+    let before = update(addr, |state| {
         let missing = (state & COUNT_MASK).saturating_sub(1);
         let expected = (state >> COUNT_BITS) & COUNT_MASK;
         if missing == 0 && state >> TX_SHIFT == 0 {
@@ -73,7 +73,10 @@ pub(crate) fn arrive(addr: u64) -> u64 {
         } else {
             (state & !COUNT_MASK) | missing
         }
-    })
+    });
+    // SAFETY: as [word] requires.
+    let after = unsafe { word(addr).read() };
+    (before, (before ^ after) & PARITY != 0)
 }
 
 /// Whether the phase of parity `parity` has completed: the barrier is in a phase of the other

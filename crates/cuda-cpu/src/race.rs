@@ -37,18 +37,22 @@ struct Access {
     thread: u16,
     barriers: u16,
     warp_syncs: u16,
+    /// The thread's own component of its mbarrier clock ([Clocks]) at the access.
+    epoch: u16,
 }
 
 impl Access {
     fn of(state: &ThreadState, site: usize) -> Access {
         let [bx, by, _] = state.nctaid;
         let [x, y, z] = state.ctaid;
+        let thread = state.linear_tid() as usize;
         Access {
             site: site_index(site),
             block: x + bx * (y + by * z),
-            thread: state.linear_tid() as u16,
+            thread: thread as u16,
             barriers: state.barriers_passed.get() as u16,
             warp_syncs: state.warp_syncs.get() as u16,
+            epoch: CLOCKS.with(|c| c.borrow().epoch(thread)) as u16,
         }
     }
 
@@ -64,10 +68,22 @@ impl Access {
         self.barriers == other.barriers && !(same_warp && self.warp_syncs != other.warp_syncs)
     }
 
-    /// Whether `other` is the same thread between the same barriers and warp operations.
+    /// Whether `other` is the same thread between the same barriers, warp operations and
+    /// mbarrier arrivals.
     fn same_moment(&self, other: &Access) -> bool {
-        (self.block, self.thread, self.barriers, self.warp_syncs)
-            == (other.block, other.thread, other.barriers, other.warp_syncs)
+        (
+            self.block,
+            self.thread,
+            self.barriers,
+            self.warp_syncs,
+            self.epoch,
+        ) == (
+            other.block,
+            other.thread,
+            other.barriers,
+            other.warp_syncs,
+            other.epoch,
+        )
     }
 
     /// `block (x, y, z) thread (x, y, z)` of a launch of `grid` blocks of `block` threads.
@@ -131,6 +147,111 @@ impl Granule {
             }
         }
     }
+}
+
+/// The order asynchronous barriers (`mbarrier`) give the threads of the block running: a
+/// vector clock per thread that took part in one (a thread's own component counts its
+/// arrivals, from 1), and per barrier the join of the clocks of its current phase's arrivals
+/// and of its last completed phase's. A thread that sees a phase complete joins that phase's
+/// clock, so an access of thread `t` at epoch `e` happens before what a thread whose clock has
+/// `e` or more for `t` does next. Syncthreads and warp operations keep their counters
+/// ([Access::unordered]).
+#[derive(Default)]
+struct Clocks {
+    /// Per linear thread index: its clock, once it arrived or waited at a barrier.
+    threads: Vec<Option<Vec<u32>>>,
+    /// Per barrier address: (this phase's arrivals, the last completed phase's).
+    barriers: AddressMap<(Vec<u32>, Vec<u32>)>,
+}
+
+impl Clocks {
+    /// The clock of `thread`, made on first use.
+    fn clock(&mut self, thread: usize, threads: usize) -> &mut Vec<u32> {
+        if self.threads.len() < threads {
+            self.threads.resize(threads, None);
+        }
+        self.threads[thread].get_or_insert_with(|| {
+            let mut clock = vec![0; threads];
+            clock[thread] = 1;
+            clock
+        })
+    }
+
+    /// The own component of `thread`'s clock (1 before its first arrival).
+    fn epoch(&self, thread: usize) -> u32 {
+        match self.threads.get(thread) {
+            Some(Some(clock)) => clock[thread],
+            _ => 1,
+        }
+    }
+
+    /// Whether the access `earlier` (of this block) happens before what `thread` does now.
+    fn ordered(&self, earlier: &Access, thread: usize) -> bool {
+        match self.threads.get(thread) {
+            Some(Some(clock)) => clock
+                .get(usize::from(earlier.thread))
+                .is_some_and(|&seen| seen >= u32::from(earlier.epoch)),
+            _ => false,
+        }
+    }
+}
+
+fn join(into: &mut Vec<u32>, from: &[u32]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a = (*a).max(*b);
+    }
+}
+
+/// An arrival of the running thread at the barrier at `addr`, which completed its phase when
+/// `completed`.
+pub(crate) fn mbarrier_arrive(addr: u64, completed: bool) {
+    let Some(state) = watched_thread() else {
+        return;
+    };
+    let (thread, threads) = (state.linear_tid() as usize, block_threads(state));
+    CLOCKS.with(|clocks| {
+        let clocks = &mut *clocks.borrow_mut();
+        let clock = clocks.clock(thread, threads).clone();
+        let (arrived, last) = clocks.barriers.entry(addr as usize).or_default();
+        join(arrived, &clock);
+        if completed {
+            *last = std::mem::take(arrived);
+        }
+        let own = &mut clocks.clock(thread, threads)[thread];
+        *own = own.saturating_add(1).min(u32::from(u16::MAX));
+    });
+}
+
+/// The running thread saw a phase of the barrier at `addr` complete.
+pub(crate) fn mbarrier_waited(addr: u64) {
+    let Some(state) = watched_thread() else {
+        return;
+    };
+    let (thread, threads) = (state.linear_tid() as usize, block_threads(state));
+    CLOCKS.with(|clocks| {
+        let clocks = &mut *clocks.borrow_mut();
+        let last = clocks
+            .barriers
+            .get(&(addr as usize))
+            .map(|(_, last)| last.clone())
+            .unwrap_or_default();
+        join(clocks.clock(thread, threads), &last);
+    });
+}
+
+/// The running thread of a watched launch.
+fn watched_thread() -> Option<&'static ThreadState> {
+    if !WATCHING.with(Cell::get) {
+        return None;
+    }
+    launch::current()
+}
+
+fn block_threads(state: &ThreadState) -> usize {
+    (state.ntid[0] * state.ntid[1] * state.ntid[2]) as usize
 }
 
 /// A hasher for addresses (the standard one is slow for millions of them).
@@ -219,6 +340,8 @@ thread_local! {
     static SHARED_RANGES: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
     /// Whether the launch this worker runs is watched.
     static WATCHING: Cell<bool> = const { Cell::new(false) };
+    /// The mbarrier order of the block this worker runs.
+    static CLOCKS: RefCell<Clocks> = RefCell::new(Clocks::default());
 }
 
 /// The index of source position `site` (its constant's address) in [SITES]; the last few
@@ -281,6 +404,7 @@ pub(crate) fn end_launch(kernel: &str) -> usize {
 pub(crate) fn start_block(shared: Vec<(usize, usize)>) {
     WATCHING.with(|w| w.set(true));
     SHARED.with(|s| s.borrow_mut().clear());
+    CLOCKS.with(|c| *c.borrow_mut() = Clocks::default());
     SHARED_RANGES.with(|r| *r.borrow_mut() = shared);
 }
 
@@ -393,7 +517,12 @@ fn check(
     state: &ThreadState,
 ) -> Option<Finding> {
     let memory = if shared { "shared" } else { "global" };
-    let conflict = |earlier: &Touch| earlier.mask & mask != 0 && earlier.access.unordered(now);
+    let conflict = |earlier: &Touch| {
+        earlier.mask & mask != 0
+            && earlier.access.unordered(now)
+            && !(earlier.access.block == now.block
+                && CLOCKS.with(|c| c.borrow().ordered(&earlier.access, usize::from(now.thread))))
+    };
     let byte = granule + mask.trailing_zeros() as usize;
     let race = |earlier: &Touch, what: &str, mine: &str| {
         (

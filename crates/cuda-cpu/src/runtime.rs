@@ -89,10 +89,10 @@ runtime_functions! {
     nanosleep(_nanoseconds: u32) {}
     mbarrier_init(addr: u64, count: u32) { mbarrier::init(addr, count) }
     mbarrier_inval(_addr: u64) {}
-    mbarrier_arrive(addr: u64) -> u64 { mbarrier::arrive(addr) }
+    mbarrier_arrive(addr: u64) -> u64 { arrive(addr) }
     mbarrier_arrive_expect_tx(addr: u64, bytes: u32) -> u64 {
         mbarrier::expect_tx(addr, bytes);
-        mbarrier::arrive(addr)
+        arrive(addr)
     }
     mbarrier_expect_tx(addr: u64, bytes: u32) { mbarrier::expect_tx(addr, bytes) }
     mbarrier_try_wait_parity(addr: u64, parity: u32) -> bool { wait_for_phase(addr, parity) }
@@ -188,14 +188,25 @@ fn warp_op(kind: W, mask: u32, value: u64, lane: u32) -> u64 {
     state.warp_result.get()
 }
 
+/// An arrival at the barrier at `addr` (the race detector learns the order it gives).
+fn arrive(addr: u64) -> u64 {
+    let (token, completed) = mbarrier::arrive(addr);
+    race::mbarrier_arrive(addr, completed);
+    token
+}
+
 /// Whether the phase of parity `parity` of the barrier at `addr` has completed; when it has
 /// not, the block's other threads run first (a thread polls for a phase in a loop).
 fn wait_for_phase(addr: u64, parity: u32) -> bool {
-    if mbarrier::phase_completed(addr, parity) {
-        return true;
+    let mut completed = mbarrier::phase_completed(addr, parity);
+    if !completed {
+        launch::stop(Stop::Poll);
+        completed = mbarrier::phase_completed(addr, parity);
     }
-    launch::stop(Stop::Poll);
-    mbarrier::phase_completed(addr, parity)
+    if completed {
+        race::mbarrier_waited(addr);
+    }
+    completed
 }
 
 /// Threads in the running block.
