@@ -315,6 +315,33 @@ impl Shadow {
         self.last = None;
         self.pages.clear();
     }
+
+    /// Forgets every access to the `size` bytes at `address` (whole granules: allocations are
+    /// aligned).
+    fn forget(&mut self, address: usize, size: usize) {
+        let mut granule = address & !7;
+        while granule < address + size {
+            let page = granule >> PAGE_BITS;
+            let page_end = (page + 1) << PAGE_BITS;
+            if let Some(granules) = self.pages.get_mut(&page) {
+                let last = page_end.min(address + size + 7) & !7;
+                let first = (granule >> 3) & (PAGE_GRANULES - 1);
+                let count = (last - granule) >> 3;
+                for cell in &mut granules[first..first + count] {
+                    *cell = Granule::default();
+                }
+            }
+            granule = page_end;
+        }
+    }
+}
+
+/// New memory of `size` bytes at `address` from the device heap: no access to it before the
+/// allocation races with one after (the allocator orders a block's reuse after its free).
+pub(crate) fn allocated(address: usize, size: usize) {
+    if WATCHING.with(Cell::get) {
+        GLOBAL.with(|global| global.borrow_mut().forget(address, size));
+    }
 }
 
 /// What one launch has reported.
@@ -582,4 +609,30 @@ fn check(
 /// Whether the launch this worker runs is watched.
 pub(crate) fn watching() -> bool {
     WATCHING.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(shadow: &mut Shadow, address: usize) -> u8 {
+        shadow.granule(address).written
+    }
+
+    #[test]
+    fn forgetting_a_range_clears_its_granules_across_pages_and_no_others() {
+        let mut shadow = Shadow::default();
+        let page = 1 << PAGE_BITS;
+        let base = 16 * page;
+        for address in (base - 16..base + page + 16).step_by(8) {
+            shadow.granule(address).written = 0xff;
+        }
+        // From 8 bytes before a page boundary to 8 bytes into the next page but one.
+        shadow.forget(base - 8, page + 16);
+        assert_eq!(written(&mut shadow, base - 16), 0xff);
+        assert_eq!(written(&mut shadow, base - 8), 0);
+        assert_eq!(written(&mut shadow, base + page / 2), 0);
+        assert_eq!(written(&mut shadow, base + page), 0);
+        assert_eq!(written(&mut shadow, base + page + 8), 0xff);
+    }
 }

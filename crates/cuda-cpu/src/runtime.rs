@@ -257,9 +257,15 @@ pub(crate) extern "C" fn missing(name: *const u8, len: u64) {
     stop_thread();
 }
 
-/// The device heap, within the context's heap limit.
+/// The device heap, within the context's heap limit. Under the race detector the block's
+/// new memory has no history: what earlier owners did with it was ordered before its reuse
+/// by the allocator.
 fn device_malloc(bytes: usize) -> *mut c_void {
-    crate::memory::heap_allocate(bytes).cast()
+    let memory = crate::memory::heap_allocate(bytes);
+    if !memory.is_null() {
+        race::allocated(memory as usize, bytes);
+    }
+    memory.cast()
 }
 
 fn device_free(ptr: *mut c_void) {
