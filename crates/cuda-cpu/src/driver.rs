@@ -57,12 +57,19 @@ macro_rules! entry_points {
     };
     (@sticky always) => {};
     (@sticky) => {
-        let sticky = STICKY.load(Ordering::Acquire);
-        if sticky != 0 {
-            // SAFETY: only ever set to the value of a `CUresult`.
-            return unsafe { std::mem::transmute::<u32, CUresult>(sticky) };
+        if let Some(failure) = sticky_failure() {
+            return failure;
         }
     };
+}
+
+/// The failure a trap left in the context, if any.
+fn sticky_failure() -> Option<CUresult> {
+    match STICKY.load(Ordering::Acquire) {
+        0 => None,
+        // SAFETY: only ever set to the value of a `CUresult`.
+        sticky => Some(unsafe { std::mem::transmute::<u32, CUresult>(sticky) }),
+    }
 }
 
 const OK: CUresult = CUresult::CUDA_SUCCESS;
@@ -190,11 +197,7 @@ entry_points! {
     fn cuStreamGetCtx(_stream: CUstream, ctx: *mut CUcontext) { put(ctx, context()) }
     #[always]
     fn cuStreamAddCallback(stream: CUstream, callback: CUstreamCallback, data: *mut c_void, _flags: c_uint) {
-        let status = match STICKY.load(Ordering::Acquire) {
-            0 => OK,
-            // SAFETY: only ever set to the value of a `CUresult`.
-            sticky => std::mem::transmute::<u32, CUresult>(sticky),
-        };
+        let status = sticky_failure().unwrap_or(OK);
         if let Some(callback) = callback {
             callback(stream, status, data);
         }

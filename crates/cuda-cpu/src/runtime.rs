@@ -78,8 +78,8 @@ runtime_functions! {
     read_ptx_sreg_nctaid_x() -> u32 { register(|t| t.nctaid[0]) }
     read_ptx_sreg_nctaid_y() -> u32 { register(|t| t.nctaid[1]) }
     read_ptx_sreg_nctaid_z() -> u32 { register(|t| t.nctaid[2]) }
-    read_ptx_sreg_laneid() -> u32 { register(|t| linear_tid(t) % 32) }
-    read_ptx_sreg_warpid() -> u32 { register(|t| linear_tid(t) / 32) }
+    read_ptx_sreg_laneid() -> u32 { register(|t| t.linear_tid() % 32) }
+    read_ptx_sreg_warpid() -> u32 { register(|t| t.linear_tid() / 32) }
     read_ptx_sreg_nwarpid() -> u32 { 64 }
     read_ptx_sreg_smid() -> u32 { 0 }
     read_ptx_sreg_nsmid() -> u32 { 1 }
@@ -162,11 +162,6 @@ runtime_functions! {
     // SAFETY: device code passes `gpu_printf!`'s format string and argument slots.
     vprintf(format: *const std::ffi::c_char, args: *const u64) -> i32 { unsafe { crate::printf::vprintf(format, args) } }
     free(ptr: *mut c_void) { device_free(ptr) }
-}
-
-/// `threadIdx` as one number, x fastest.
-fn linear_tid(t: &launch::ThreadState) -> u32 {
-    t.linear_tid()
 }
 
 /// The running thread's lane in its warp.
