@@ -97,11 +97,7 @@ impl Table {
                     .sum()
             }
         };
-        if self.falling {
-            block.first.wrapping_sub(distance)
-        } else {
-            block.first.wrapping_add(distance)
-        }
+        moved(self.falling, block.first, distance)
     }
 
     /// The table from its entry in [TABLE_FILE]: `count` values from `first`, with `steps`
@@ -154,20 +150,11 @@ impl Table {
                 width,
                 at: at as u32,
             });
-            for &step in inner {
-                current = if falling {
-                    current.wrapping_sub(step)
-                } else {
-                    current.wrapping_add(step)
-                };
-            }
-            if let Some(&next) = steps.get(start + BLOCK - 1) {
-                current = if falling {
-                    current.wrapping_sub(next)
-                } else {
-                    current.wrapping_add(next)
-                };
-            }
+            // The next block's first value: this one's moved by all its 64 steps.
+            let to_next = steps[start.min(steps.len())..(start + BLOCK).min(steps.len())]
+                .iter()
+                .fold(0u32, |sum, &step| sum.wrapping_add(step));
+            current = moved(falling, current, to_next);
         }
         table
     }
@@ -181,6 +168,15 @@ struct Entry {
     first: u32,
     /// The steps, compressed.
     steps: &'static [u8],
+}
+
+/// `from` moved `distance` down a falling table or up a rising one.
+fn moved(falling: bool, from: u32, distance: u32) -> u32 {
+    if falling {
+        from.wrapping_sub(distance)
+    } else {
+        from.wrapping_add(distance)
+    }
 }
 
 /// Each table's entry in [TABLE_FILE], in the order of [TableId].
@@ -294,7 +290,7 @@ fn pack(sign: u32, exponent: i32, value: u32, ftz: bool) -> u32 {
     sign | ((significand * 2f64.powi(exponent - 127)) as f32).to_bits()
 }
 
-/// `x` with its exponent field, as the unit sees it.
+/// The biased exponent field of the `f32` with bits `bits`.
 fn exponent_of(bits: u32) -> i32 {
     ((bits >> 23) & 0xff) as i32
 }
