@@ -163,6 +163,22 @@ pub enum Error {
         kernel: &'static str,
     },
 
+    /// The PTX has no entry for this instantiation of a generic kernel.
+    #[error(
+        "the PTX of crate `{crate_name}` has no instantiation `{instantiation}` (entry \
+         `{entry}`): a generic kernel is compiled for the instantiations that its own crate \
+         launches, so launch it from crate `{crate_name}` (a non-generic wrapper function there will do), \
+         or rebuild with `cargo oxide build` if the binary and its PTX disagree"
+    )]
+    MissingInstantiation {
+        /// The crate whose PTX it is.
+        crate_name: &'static str,
+        /// The kernel and its generic arguments (`axpy::<f32>`).
+        instantiation: String,
+        /// The entry that was looked up.
+        entry: &'static str,
+    },
+
     /// The driver refused to start a kernel.
     #[error(
         "launching kernel `{kernel}` failed: {source}\nhint: {hint}",

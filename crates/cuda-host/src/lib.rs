@@ -52,6 +52,7 @@ mod error;
 mod event;
 mod failure;
 mod fault;
+mod generic;
 pub mod graph;
 mod inflight;
 mod library;
@@ -98,6 +99,7 @@ pub mod __private {
     use std::ffi::CStr;
 
     use crate::Error;
+    pub use crate::generic::{GenericKernels, entry_name};
     pub use crate::target::LaunchTarget;
 
     /// The PTX the backend embedded for `crate_name`: `len` bytes of text and a NUL.

@@ -12,7 +12,13 @@
 //! - `pub fn load_ptx(ctx, ptx: &CStr) -> Result<Module, cuda_host::Error>`: the same from a
 //!   PTX text given at run time (the crate's kernels compiled with other options);
 //! - `pub struct Module`, with one launch method per kernel, named like the kernel, taking
-//!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter.
+//!   `(&self, stream, cfg, ...)` and then one host argument per kernel parameter. A generic
+//!   kernel's launcher has the kernel's generic parameters; it takes the address of the
+//!   instantiation it launches (which makes it a codegen root the backend compiles as its own
+//!   entry) and finds that entry by name on its first launch (`cuda_host`'s `GenericKernels`).
+//!
+//! A kernel under `#[cfg(...)]`, or made one by `#[cfg_attr(..., kernel)]`, has its launcher
+//! (and any error about its parameters) under the same condition.
 //!
 //! Host argument types follow the kernel's parameter types: `&[T]` becomes
 //! `&impl DeviceSliceArg<T>` (a `CudaSlice<T>` or a view of one), `&mut [T]` and
@@ -26,10 +32,11 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use reserved_oxide_symbols::{crate_tag, ptx_len_symbol, ptx_symbol};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Error, FnArg, GenericArgument, Ident, Item, ItemFn, ItemMod, Pat, PathArguments,
-    Result, Type, Visibility,
+    Attribute, Error, FnArg, GenericArgument, GenericParam, Generics, Ident, Item, ItemFn, ItemMod,
+    Pat, PathArguments, Result, Token, Type, Visibility, WherePredicate,
 };
 
 use crate::signature::{crate_name, no_arguments};
@@ -70,6 +77,9 @@ struct Param {
 
 struct KernelSig {
     name: Ident,
+    /// The kernel's generic parameters, when it has type or const parameters: its launcher
+    /// takes the same ones, and each instantiation launched is its own entry.
+    generics: Option<Generics>,
     vis: Visibility,
     params: Vec<Param>,
     has_raw_pointer: bool,
@@ -122,22 +132,50 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             ));
         }
     }
-    let kernels = items
+    if !items
         .iter()
-        .filter_map(|item| match item {
-            Item::Fn(func) if is_kernel(func) => Some(kernel_sig(func)),
-            _ => None,
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if kernels.is_empty() {
+        .any(|item| matches!(item, Item::Fn(func) if is_kernel(func)))
+    {
         return Err(Error::new(
             module_span,
             "#[cuda_module] found no #[kernel] function directly in this module; it launches \
              the kernels written in the module itself",
         ));
     }
+    let mut kernels = Vec::new();
+    let mut gated_errors = Vec::new();
+    for item in items.iter() {
+        let Item::Fn(func) = item else { continue };
+        if !is_kernel(func) {
+            continue;
+        }
+        let cfgs = kernel_cfgs(func);
+        match kernel_sig(func, cfgs.clone()) {
+            Ok(kernel) => kernels.push(kernel),
+            // A kernel that exists only under a `cfg` is refused only where it exists: the
+            // error is compiled under the same `cfg`. (What `#[kernel]` checks itself, it
+            // reports itself when it expands, which it does only where the kernel exists.)
+            Err(Refused::Signature(_)) if !cfgs.is_empty() => {}
+            Err(Refused::Signature(error) | Refused::Parameter(error)) if cfgs.is_empty() => {
+                return Err(error);
+            }
+            Err(Refused::Signature(error) | Refused::Parameter(error)) => {
+                let error = error.to_compile_error();
+                gated_errors.push(syn::parse_quote!(#(#cfgs)* #error));
+            }
+        }
+    }
+    items.extend(gated_errors);
     items.extend(generate(&kernels)?);
     Ok(quote!(#module))
+}
+
+/// Why a kernel gets no launcher.
+enum Refused {
+    /// Its signature is not a kernel's (what `#[kernel]` itself refuses).
+    Signature(Error),
+    /// A parameter that the host cannot pass.
+    Parameter(Error),
 }
 
 fn item_ident(item: &Item) -> Option<&Ident> {
@@ -155,18 +193,53 @@ fn item_ident(item: &Item) -> Option<&Ident> {
     }
 }
 
-/// `#[kernel]`, `#[cuda_device::kernel]`, `#[cuda_macros::kernel]`.
+/// `#[kernel]`, `#[cuda_device::kernel]`, `#[cuda_macros::kernel]`, also as one of the
+/// attributes of a `#[cfg_attr(predicate, ...)]`.
 fn is_kernel(func: &ItemFn) -> bool {
-    func.attrs.iter().any(|attr| {
-        attr.path()
-            .segments
-            .last()
-            .is_some_and(|segment| segment.ident == "kernel")
-    })
+    func.attrs
+        .iter()
+        .any(|attr| is_kernel_path(attr.path()) || kernel_cfg_attr(attr).is_some())
 }
 
-fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
-    crate::kernel::check_signature(func)?;
+fn is_kernel_path(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|segment| segment.ident == "kernel")
+}
+
+/// The predicate of `#[cfg_attr(predicate, ..., kernel, ...)]`.
+fn kernel_cfg_attr(attr: &Attribute) -> Option<syn::Meta> {
+    if !attr.path().is_ident("cfg_attr") {
+        return None;
+    }
+    let metas = attr
+        .parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)
+        .ok()?;
+    let mut metas = metas.into_iter();
+    let predicate = metas.next()?;
+    metas
+        .any(|meta| is_kernel_path(meta.path()))
+        .then_some(predicate)
+}
+
+/// The conditions under which a kernel exists: its `#[cfg]`s, and the predicate of the
+/// `#[cfg_attr]` that makes it a kernel, as a `#[cfg]`. Its launcher exists under the same.
+fn kernel_cfgs(func: &ItemFn) -> Vec<Attribute> {
+    func.attrs
+        .iter()
+        .filter_map(|attr| {
+            if attr.path().is_ident("cfg") {
+                Some(attr.clone())
+            } else {
+                let predicate = kernel_cfg_attr(attr)?;
+                Some(syn::parse_quote!(#[cfg(#predicate)]))
+            }
+        })
+        .collect()
+}
+
+fn kernel_sig(func: &ItemFn, cfgs: Vec<Attribute>) -> std::result::Result<KernelSig, Refused> {
+    crate::kernel::check_signature(func).map_err(Refused::Signature)?;
     let mut params = Vec::new();
     for (index, input) in func.sig.inputs.iter().enumerate() {
         let FnArg::Typed(typed) = input else {
@@ -182,19 +255,22 @@ fn kernel_sig(func: &ItemFn) -> Result<KernelSig> {
         };
         params.push(Param {
             name,
-            shape: shape(&typed.ty)?,
+            shape: shape(&typed.ty).map_err(Refused::Parameter)?,
         });
     }
     let has_raw_pointer = params
         .iter()
         .any(|p| matches!(&p.shape, Shape::Direct(Type::Ptr(_))));
+    let generics =
+        crate::signature::has_type_or_const_generics(func).map(|_| func.sig.generics.clone());
     Ok(KernelSig {
         name: func.sig.ident.clone(),
+        generics,
         vis: func.vis.clone(),
         params,
         has_raw_pointer,
         is_unsafe: func.sig.unsafety.is_some(),
-        cfgs: attrs_named(func, "cfg"),
+        cfgs,
         docs: attrs_named(func, "doc"),
         block_dims: literal_block_dims(func),
     })
@@ -343,9 +419,12 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
     let cpu_image_symbol = reserved_oxide_symbols::cpu_image_symbol(&tag);
     let host = quote!(::cuda_host);
 
-    let names: Vec<&Ident> = kernels.iter().map(|k| &k.name).collect();
+    // Concrete kernels are looked up when the module loads; generic ones per instantiation,
+    // on its first launch (`GenericKernels`).
+    let concrete: Vec<&KernelSig> = kernels.iter().filter(|k| k.generics.is_none()).collect();
+    let names: Vec<&Ident> = concrete.iter().map(|k| &k.name).collect();
     let name_strings: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    let cfgs: Vec<&[Attribute]> = kernels.iter().map(|k| k.cfgs.as_slice()).collect();
+    let cfgs: Vec<&[Attribute]> = concrete.iter().map(|k| k.cfgs.as_slice()).collect();
     let launchers = kernels.iter().map(|kernel| launcher(kernel, &host));
 
     let tokens = quote! {
@@ -354,6 +433,7 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         #[allow(dead_code)]
         pub struct Module {
             #( #(#cfgs)* #names: #host::Kernel, )*
+            __generic_kernels: #host::__private::GenericKernels,
             __loaded_from: #host::ModuleImage,
         }
 
@@ -443,6 +523,7 @@ fn generate(kernels: &[KernelSig]) -> Result<Vec<Item>> {
         ) -> ::core::result::Result<Module, #host::Error> {
             ::core::result::Result::Ok(Module {
                 #( #(#cfgs)* #names: module.kernel(#name_strings)?, )*
+                __generic_kernels: #host::__private::GenericKernels::new(module),
                 __loaded_from: module.image(),
             })
         }
@@ -545,6 +626,10 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
     let cfgs = &kernel.cfgs;
     let docs = &kernel.docs;
     let separator = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
+    let (generics, where_clause, kernel_lookup) = match &kernel.generics {
+        None => (quote!(), quote!(), quote!(&self.#name)),
+        Some(generics) => generic_launch(kernel, generics, host),
+    };
     quote! {
         #(#cfgs)*
         #[doc = #summary]
@@ -552,13 +637,14 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
         #(#docs)*
         #safety_doc
         #[allow(clippy::too_many_arguments, dead_code)]
-        #vis #unsafety fn #name(
+        #vis #unsafety fn #name #generics (
             &self,
             stream: &#host::CudaStream,
             cfg: #host::LaunchConfig,
             #( #params, )*
-        ) -> ::core::result::Result<(), #host::Error> {
+        ) -> ::core::result::Result<(), #host::Error> #where_clause {
             #block_check
+            let __cuda_oxide_kernel = #kernel_lookup;
             // The stream, or the graph being recorded on it: chosen once, here, and followed
             // by the packing of the arguments and by the launch alike.
             let mut #args =
@@ -566,9 +652,70 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
             #( #pushes )*
             // SAFETY: the arguments were packed from the kernel's own parameter types, in
             // order, so they are what the PTX entry expects.
-            unsafe { self.#name.launch(stream, cfg, #args) }
+            unsafe { __cuda_oxide_kernel.launch(stream, cfg, #args) }
         }
     }
+}
+
+/// The launcher of a generic kernel: its generic parameters (the kernel's), its where clause
+/// (the kernel's, plus what passing each parameter needs: type parameters are `'static`, since
+/// an instantiation is named by its type id, and by-value parameters are `DeviceValue`s), and
+/// the lookup of the instantiation's entry.
+fn generic_launch(
+    kernel: &KernelSig,
+    generics: &Generics,
+    host: &TokenStream,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let name = &kernel.name;
+    let reserved = Ident::new(
+        &reserved_oxide_symbols::reserved_name(
+            reserved_oxide_symbols::ReservedKind::Kernel,
+            &crate_tag(&crate_name()),
+            &name.to_string(),
+        ),
+        name.span(),
+    );
+    let mut where_clause = generics
+        .where_clause
+        .clone()
+        .unwrap_or_else(|| syn::WhereClause {
+            where_token: Default::default(),
+            predicates: Default::default(),
+        });
+    let mut arguments = Vec::new();
+    for param in &generics.params {
+        match param {
+            GenericParam::Type(t) => {
+                let ident = &t.ident;
+                arguments.push(quote!(#ident));
+                where_clause
+                    .predicates
+                    .push(syn::parse_quote!(#ident: 'static));
+            }
+            GenericParam::Const(c) => {
+                let ident = &c.ident;
+                arguments.push(quote!(#ident));
+            }
+            GenericParam::Lifetime(_) => {}
+        }
+    }
+    for param in &kernel.params {
+        if let Shape::Value(ty) | Shape::GridConstant(ty) = &param.shape {
+            let predicate: WherePredicate = syn::parse_quote!(#ty: #host::DeviceValue);
+            where_clause.predicates.push(predicate);
+        }
+    }
+    let holes = kernel.params.iter().map(|_| quote!(_));
+    let base_name = name.to_string();
+    let (impl_generics, _, _) = generics.split_for_impl();
+    let lookup = quote! {&{
+        let instance = #reserved::<#(#arguments),*>;
+        // The instantiation's address makes it a codegen root of this crate, which the
+        // backend then compiles as its own entry.
+        ::core::hint::black_box(instance as fn(#(#holes),*));
+        self.__generic_kernels.get(instance, #base_name)?
+    }};
+    (quote!(#impl_generics), quote!(#where_clause), lookup)
 }
 
 #[cfg(test)]
@@ -843,5 +990,78 @@ mod tests {
             .to_string()
             .contains("takes no arguments")
         );
+    }
+
+    #[test]
+    fn a_generic_kernel_gets_a_generic_launcher_that_finds_its_instantiation() {
+        let out = expansion(quote!(
+            mod kernels {
+                #[kernel]
+                pub fn axpy<T: Copy, const N: usize>(a: T, x: &[T], y: DisjointSlice<T>) {}
+                #[kernel]
+                pub fn plain(x: &[f32]) {}
+            }
+        ));
+        // The launcher has the kernel's parameters, and what passing them needs.
+        assert!(
+            out.contains("pub fn axpy < T : Copy , const N : usize > (& self"),
+            "{out}"
+        );
+        assert!(out.contains("T : 'static"), "{out}");
+        assert!(out.contains("T : :: cuda_host :: DeviceValue"), "{out}");
+        // Its instantiation is a codegen root, found by its function item.
+        let reserved = reserved_oxide_symbols::reserved_name(
+            reserved_oxide_symbols::ReservedKind::Kernel,
+            &reserved_oxide_symbols::crate_tag(&crate::signature::crate_name()),
+            "axpy",
+        );
+        assert!(out.contains(&format!("{reserved} :: < T , N >")), "{out}");
+        assert!(
+            out.contains("black_box (instance as fn (_ , _ , _))"),
+            "{out}"
+        );
+        assert!(
+            out.contains("__generic_kernels . get (instance , \"axpy\")"),
+            "{out}"
+        );
+        // Only the concrete kernel is looked up when the module loads.
+        assert!(out.contains("plain : module . kernel (\"plain\")"), "{out}");
+        assert!(!out.contains("axpy : module . kernel"), "{out}");
+    }
+
+    #[test]
+    fn cfg_and_cfg_attr_gate_kernels_and_their_errors() {
+        let out = expansion(quote!(
+            mod kernels {
+                #[cfg_attr(feature = "x", kernel)]
+                pub fn sometimes(x: &[f32]) {}
+                #[cfg(feature = "y")]
+                #[kernel]
+                pub fn refused(counter: &mut u32) {}
+                #[kernel]
+                pub fn always(x: &[f32]) {}
+            }
+        ));
+        assert!(
+            out.contains("# [cfg (feature = \"x\")] sometimes : module . kernel"),
+            "{out}"
+        );
+        assert!(
+            out.contains("# [cfg (feature = \"y\")] :: core :: compile_error !"),
+            "{out}"
+        );
+        assert!(!out.contains("fn refused (& self"), "{out}");
+        // Without a `cfg`, the same kernel is refused outright.
+        let err = expand(
+            quote!(),
+            quote!(
+                mod kernels {
+                    #[kernel]
+                    pub fn refused(counter: &mut u32) {}
+                }
+            ),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("must be a slice"), "{err}");
     }
 }

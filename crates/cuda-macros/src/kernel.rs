@@ -30,8 +30,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         let marker: syn::Stmt = syn::parse_quote! { ::cuda_device::fmad_marker(); };
         func.block.stmts.insert(0, marker);
     }
+    // A concrete kernel is exported, which keeps it a codegen root at any optimisation level.
+    // A generic one cannot be: each instantiation becomes a root where the host's launcher
+    // takes its address (`#[cuda_module]`).
+    let export = has_type_or_const_generics(&func)
+        .is_none()
+        .then(|| quote!(#[unsafe(no_mangle)]));
     Ok(quote! {
-        #[unsafe(no_mangle)]
+        #export
         #[allow(non_snake_case)]
         #func
     })
@@ -77,13 +83,6 @@ fn parse_options(attr: TokenStream) -> Result<bool> {
 /// error under others.
 pub fn check_signature(func: &ItemFn) -> Result<()> {
     check_qualifiers("kernel", func)?;
-    if let Some(span) = has_type_or_const_generics(func) {
-        return Err(Error::new(
-            span,
-            "a #[kernel] cannot be generic over types or constants: a GPU entry point needs one \
-             concrete signature. Write a generic helper and call it from concrete kernels",
-        ));
-    }
     if let ReturnType::Type(_, ty) = &func.sig.output {
         let is_unit = matches!(&**ty, Type::Tuple(t) if t.elems.is_empty());
         if !is_unit {

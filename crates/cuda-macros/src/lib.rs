@@ -31,10 +31,11 @@ use proc_macro::TokenStream;
 
 /// Marks a function as a GPU kernel (a `.entry` in the generated PTX).
 ///
-/// A kernel is a free function that returns `()`; it is neither `async`, `const`, `extern`,
-/// variadic nor generic over types or constants, and no parameter owns host memory (`Vec`,
-/// `String`, `Box`, ..., or `&str`): the GPU reads device buffers, passed as slices. It may
-/// be private; see `cuda_device` for the API it can use.
+/// A kernel is a free function that returns `()`; it is neither `async`, `const`, `extern`
+/// nor variadic, and no parameter owns host memory (`Vec`, `String`, `Box`, ..., or `&str`):
+/// the GPU reads device buffers, passed as slices. It may be private, and generic over types
+/// and constants (each instantiation launched is its own entry, see `cuda_module`); see
+/// `cuda_device` for the API it can use.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into())

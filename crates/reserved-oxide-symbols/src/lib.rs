@@ -174,6 +174,56 @@ pub fn strip_all_reserved(text: &str) -> String {
     out
 }
 
+/// The PTX entry of one instantiation of a generic kernel: its base name, its generic
+/// arguments made readable, and 16 hex digits that tell instantiations apart
+/// (`axpy_f32_0f3c...`, `tile_16_...`, `map_closure_...`).
+///
+/// Both sides compute it from the kernel's function item type `F` (`axpy::<f32>`): the host
+/// launcher from `core::any::type_name::<F>()` and the `Hash` of `TypeId::of::<F>()`, the
+/// backend from the same two facts as rustc computes them (`type_name` and `type_id_hash`),
+/// so the two always agree. `type_name` alone would not do: two closures of one function print
+/// alike.
+pub fn generic_kernel_entry(base_name: &str, type_name: &str, type_id: u64) -> String {
+    let args = type_name.find('<').map_or("", |start| &type_name[start..]);
+    format!("{base_name}_{}{type_id:016x}", readable_arguments(args))
+}
+
+/// Generic arguments as identifier characters: paths shortened to their last segment,
+/// `{{closure}}` as `closure`, every other run of punctuation one `_`, at most
+/// [`READABLE_ARGUMENTS_LEN`] characters; ends with `_` unless empty.
+fn readable_arguments(args: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let mut chars = args.chars().peekable();
+    let flush = |word: &mut String, out: &mut String| {
+        if !word.is_empty() {
+            out.push_str(word);
+            out.push('_');
+            word.clear();
+        }
+    };
+    while let Some(c) = chars.next() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if c == ':' && chars.peek() == Some(&':') {
+            // A path qualifier: only the last segment stays.
+            chars.next();
+            word.clear();
+        } else {
+            flush(&mut word, &mut out);
+        }
+    }
+    flush(&mut word, &mut out);
+    if out.len() > READABLE_ARGUMENTS_LEN {
+        out.truncate(READABLE_ARGUMENTS_LEN);
+        out.push('_');
+    }
+    out
+}
+
+/// The longest readable part of a generic kernel's entry name.
+pub const READABLE_ARGUMENTS_LEN: usize = 48;
+
 /// The symbol that holds a crate's embedded PTX (NUL-terminated bytes), defined by the codegen
 /// backend in an object it adds to the crate, and referenced by `#[cuda_module]`'s `load`.
 ///
@@ -337,6 +387,44 @@ mod tests {
         assert_ne!(data, len);
         assert_eq!(parse(&data), None);
         assert_eq!(parse(&len), None);
+    }
+
+    #[test]
+    fn generic_entries_are_readable_and_told_apart_by_the_type_id() {
+        let entry = |name| generic_kernel_entry("axpy", name, 0x0123_4567_89ab_cdef);
+        assert_eq!(
+            entry("app::kernels::cuda_oxide_kernel_0badf00d_axpy<f32>"),
+            "axpy_f32_0123456789abcdef"
+        );
+        assert_eq!(
+            generic_kernel_entry(
+                "tile",
+                "app::k::cuda_oxide_kernel_0badf00d_tile<f64, 16>",
+                1
+            ),
+            "tile_f64_16_0000000000000001"
+        );
+        assert_eq!(
+            entry("app::cuda_oxide_kernel_0badf00d_axpy<app::main::{{closure}}>"),
+            "axpy_closure_0123456789abcdef"
+        );
+        assert_eq!(
+            entry("app::cuda_oxide_kernel_0badf00d_axpy<(alloc::vec::Vec<f32>, &[u8; 4])>"),
+            "axpy_Vec_f32_u8_4_0123456789abcdef"
+        );
+        let long = entry(&format!(
+            "k<{}>",
+            "very_long_type_name::".repeat(2) + &"X".repeat(90)
+        ));
+        assert_eq!(
+            long.len(),
+            "axpy_".len() + READABLE_ARGUMENTS_LEN + 1 + 16,
+            "{long}"
+        );
+        assert_ne!(
+            generic_kernel_entry("k", "k<f32>", 1),
+            generic_kernel_entry("k", "k<f32>", 2)
+        );
     }
 
     #[test]

@@ -116,6 +116,23 @@ pub fn find_roots<'tcx>(tcx: TyCtxt<'tcx>) -> DeviceRoots<'tcx> {
     roots
 }
 
+/// The PTX entry of an instantiation of a generic kernel (`None` for a concrete kernel): named
+/// from its function item type as the host's launcher names it, with rustc's own `type_name`
+/// and `TypeId` hash of that type (`reserved_oxide_symbols::generic_kernel_entry`).
+pub fn generic_kernel_entry<'tcx>(tcx: TyCtxt<'tcx>, kernel: Instance<'tcx>) -> Option<String> {
+    kernel.args.non_erasable_generics().next()?;
+    let def_id = kernel.def_id();
+    let item = tcx.item_name(def_id);
+    let base_name = reserved_oxide_symbols::kernel_base_name(item.as_str())?;
+    let item_type = ty::Ty::new_fn_def(tcx, def_id, kernel.args);
+    let type_name = rustc_const_eval::util::type_name(tcx, item_type);
+    // `TypeId`'s `Hash` writes the high 64 bits of this hash (`cuda_host`'s `entry_name`).
+    let type_id = (tcx.type_id_hash(item_type).as_u128() >> 64) as u64;
+    Some(reserved_oxide_symbols::generic_kernel_entry(
+        base_name, &type_name, type_id,
+    ))
+}
+
 /// The device code of a crate, as [collect_device_functions] finds it.
 #[derive(Debug)]
 pub struct DeviceCode<'tcx> {

@@ -33,6 +33,7 @@ pub fn codegen_device_code<'tcx>(
     if roots.is_empty() {
         return None;
     }
+    crate::kernel_params::check_kernel_parameters(tcx, &roots.kernels);
     let panic_messages = config.panic_messages();
     let check_messages = config.check_messages(tcx.sess.opts.debug_assertions);
     let device_code =
@@ -46,7 +47,7 @@ pub fn codegen_device_code<'tcx>(
     let crate_name = tcx.crate_name(LOCAL_CRATE).to_string();
     warn_of_foreign_functions(tcx, &crate_name, &collected);
     let result = rustc_internal::run(tcx, || {
-        let functions = to_stable(&collected);
+        let functions = to_stable(tcx, &collected);
         if config.verbose {
             eprint!(
                 "{}",
@@ -304,13 +305,21 @@ fn warn_of_foreign_functions<'tcx>(
 
 /// Converts the collected functions to `rustc_public` instances and names them. Must run inside
 /// `rustc_internal::run`.
-fn to_stable(collected: &[DeviceFunction<'_>]) -> Vec<CollectedFunction> {
+fn to_stable<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    collected: &[DeviceFunction<'tcx>],
+) -> Vec<CollectedFunction> {
     collected
         .iter()
         .map(|f| {
             let instance = rustc_internal::stable(f.instance);
+            let generic_entry = f
+                .is_kernel
+                .then(|| collector::generic_kernel_entry(tcx, f.instance))
+                .flatten();
             CollectedFunction {
-                export_name: mir_importer::naming::export_name(&instance, f.is_kernel),
+                export_name: generic_entry
+                    .unwrap_or_else(|| mir_importer::naming::export_name(&instance, f.is_kernel)),
                 instance,
                 is_kernel: f.is_kernel,
                 host_only: f.host_only,

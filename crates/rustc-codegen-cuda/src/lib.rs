@@ -14,6 +14,7 @@
 extern crate rustc_abi;
 extern crate rustc_codegen_llvm;
 extern crate rustc_codegen_ssa;
+extern crate rustc_const_eval;
 extern crate rustc_data_structures;
 extern crate rustc_driver;
 extern crate rustc_hir;
@@ -30,6 +31,7 @@ pub mod config;
 pub mod crate_rules;
 pub mod device_codegen;
 pub mod embed;
+pub mod kernel_params;
 
 use std::any::Any;
 

@@ -151,6 +151,22 @@ pub mod ours {
         }
     }
 
+    /// `saxpy` written once for every element type, launched as `axpy::<f32>`: a generic
+    /// kernel at the speed of its concrete twin.
+    #[cfg(feature = "saxpy_generic")]
+    #[kernel]
+    pub fn axpy<T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>>(
+        alpha: T,
+        x: &[T],
+        y: &[T],
+        mut out: DisjointSlice<T>,
+    ) {
+        let i = thread::index_1d();
+        if let Some(out) = out.get_mut(i) {
+            *out = alpha * x[i.get()] + y[i.get()];
+        }
+    }
+
     /// One thread per row of a row-major matrix: `sums[r] = m[r][0] + m[r][1] + ...`, in order.
     #[cfg(feature = "rowsum")]
     #[kernel]

@@ -4,7 +4,9 @@
 //! call to it ask it, so the two always agree.
 //!
 //! - A kernel is named after the Rust function the user wrote (`vecadd`): that is the PTX
-//!   `.entry` the host launches.
+//!   `.entry` the host launches. An instantiation of a generic kernel is named by the backend,
+//!   which sees rustc's type ids (`reserved_oxide_symbols::generic_kernel_entry`), and arrives
+//!   here already named.
 //! - A non-generic function is named after its fully qualified path, with the reserved prefix of
 //!   a `#[device]` function removed and `::` turned into `__` (`dep__math__helper`).
 //! - A `#[device]` extern declaration is named after the function it declares (`vprintf`):

@@ -40,7 +40,7 @@ mod polybench;
 mod reduce;
 #[cfg(feature = "rowsum")]
 mod rowsum;
-#[cfg(any(feature = "saxpy", feature = "saxpy_fmad"))]
+#[cfg(any(feature = "saxpy", feature = "saxpy_fmad", feature = "saxpy_generic"))]
 mod saxpy;
 #[cfg(feature = "scan")]
 mod scan;
@@ -93,6 +93,12 @@ pub fn all() -> Vec<Bench<ours::Module>> {
             "saxpy_fmad",
             "saxpy with #[kernel(fmad)]: one fma, as nvcc's default",
             "#[kernel(fmad)]"
+        ),
+        bench!(
+            saxpy::run_generic,
+            "saxpy_generic",
+            "saxpy as a generic kernel, axpy::<f32> (a C++ template)",
+            ""
         ),
         bench!(
             rowsum,

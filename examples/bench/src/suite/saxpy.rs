@@ -22,7 +22,15 @@ pub fn run_fmad(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
     })
 }
 
-/// Launches one of the two Rust kernels: (module, stream, config, alpha, x, y, out).
+/// `saxpy_generic`: the generic kernel `axpy::<f32>`, the same code as `saxpy`.
+#[cfg(feature = "saxpy_generic")]
+pub fn run_generic(h: &mut Ctx<'_, ours::Module>) -> Result<Outcome, Failure> {
+    run_variant(h, false, |o, s, cfg, a, x, y, out| {
+        o.axpy::<f32>(s, cfg, a, x, y, out)
+    })
+}
+
+/// Launches one of the Rust kernels: (module, stream, config, alpha, x, y, out).
 type Launch = fn(
     &ours::Module,
     &CudaStream,

@@ -1,8 +1,0 @@
-use cuda_device::kernel;
-
-#[kernel]
-pub fn tile<const N: usize>(a: &[f32]) {
-    let _ = a;
-}
-
-fn main() {}

@@ -1,8 +1,0 @@
-use cuda_device::kernel;
-
-#[kernel]
-pub fn fill<T: Copy>(a: &[T]) {
-    let _ = a;
-}
-
-fn main() {}
