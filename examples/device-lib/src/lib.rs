@@ -29,3 +29,36 @@ impl Weighted {
         (self.x * self.x + self.y * self.y) * self.weight as f32
     }
 }
+
+/// Values combined associatively from an identity: a trait of this crate, with its impls here,
+/// that kernels of other crates are generic over (`examples/generics`).
+pub trait Monoid {
+    /// What is combined.
+    type Value: Copy;
+    /// `combine(IDENTITY, v) == v`.
+    const IDENTITY: Self::Value;
+    /// The associative operation.
+    fn combine(a: Self::Value, b: Self::Value) -> Self::Value;
+}
+
+/// `u64` addition, wrapping.
+pub struct WrappingSum;
+
+impl Monoid for WrappingSum {
+    type Value = u64;
+    const IDENTITY: u64 = 0;
+    fn combine(a: u64, b: u64) -> u64 {
+        a.wrapping_add(b)
+    }
+}
+
+/// The largest `f32`.
+pub struct Largest;
+
+impl Monoid for Largest {
+    type Value = f32;
+    const IDENTITY: f32 = f32::NEG_INFINITY;
+    fn combine(a: f32, b: f32) -> f32 {
+        larger(a, b)
+    }
+}

@@ -7,6 +7,7 @@ use std::ops::{Add, Mul};
 use std::process::ExitCode;
 
 use cuda_host::{LaunchConfig, cuda_module};
+use device_lib::{Largest, Monoid, WrappingSum};
 use example_support::{Close, Gpu, Rng, check, run_example};
 
 /// A shape measured from its one parameter: the trait a kernel is generic over, with an
@@ -53,7 +54,7 @@ pub struct Affine {
 mod kernels {
     use core::ops::{Add, Mul};
 
-    use cuda_device::{DisjointSlice, kernel, thread};
+    use cuda_device::{DisjointSlice, kernel, launch_bounds, thread};
 
     use super::Shape;
 
@@ -120,6 +121,22 @@ mod kernels {
         let i = thread::index_1d();
         if let Some(out) = out.get_mut(i) {
             *out = f(a[i.get()], b[i.get()]);
+        }
+    }
+
+    /// A fold over a trait of another crate (`device_lib::Monoid`, its impls there too), at
+    /// most 256 threads a block: `partials[t]` combines the elements `t, t + threads, ...`.
+    #[kernel]
+    #[launch_bounds(256)]
+    pub fn fold<M: device_lib::Monoid>(x: &[M::Value], mut partials: DisjointSlice<M::Value>) {
+        let t = thread::index_1d();
+        let threads = partials.len();
+        if let Some(partial) = partials.get_mut(t) {
+            let mut acc = M::IDENTITY;
+            for v in x.iter().skip(t.get()).step_by(threads) {
+                acc = M::combine(acc, *v);
+            }
+            *partial = acc;
         }
     }
 
@@ -279,6 +296,23 @@ fn run(gpu: &Gpu) -> Result<bool, Box<dyn std::error::Error>> {
         |a, b| a.min(b),
         "reduce::<i64>(min)",
     )?;
+
+    // A trait of another crate; its launch bounds hold for every instantiation.
+    let big = rng.vec(N, |r| r.next_u64());
+    ok &= fold_case::<WrappingSum>(gpu, &module, &big)?;
+    ok &= fold_case::<Largest>(gpu, &module, &x)?;
+    let mut partials = gpu.stream.alloc_zeros::<u64>(1024)?;
+    let big_dev = gpu.stream.clone_htod(&big)?;
+    let refused = module.fold::<WrappingSum>(&gpu.stream, cfg(1024), &big_dev, &mut partials);
+    let refused_ok = matches!(refused, Err(cuda_host::Error::BadLaunchConfig { .. }));
+    println!(
+        "{}   fold::<WrappingSum> in blocks of 1024 threads is refused (#[launch_bounds(256)]): {}",
+        if refused_ok { "ok" } else { "FAIL" },
+        refused
+            .err()
+            .map_or("launched".to_owned(), |e| e.to_string())
+    );
+    ok &= refused_ok;
     Ok(ok)
 }
 
@@ -339,6 +373,34 @@ where
             &gpu.stream.clone_dtoh(&sides)?,
             &expected,
         ))
+}
+
+fn fold_case<M: Monoid + 'static>(
+    gpu: &Gpu,
+    module: &kernels::Module,
+    x: &[M::Value],
+) -> Result<bool, Box<dyn std::error::Error>>
+where
+    M::Value: Close + std::fmt::Debug + Send + 'static,
+    M::Value: cuda_host::cudarc::driver::DeviceRepr + cuda_host::cudarc::driver::ValidAsZeroBits,
+{
+    const THREADS: usize = 1024;
+    let x_dev = gpu.stream.clone_htod(x)?;
+    let mut partials = gpu.stream.alloc_zeros::<M::Value>(THREADS)?;
+    let blocks = LaunchConfig {
+        grid_dim: (THREADS as u32 / 256, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    module.fold::<M>(&gpu.stream, blocks, &x_dev, &mut partials)?;
+    let got = gpu
+        .stream
+        .clone_dtoh(&partials)?
+        .into_iter()
+        .fold(M::IDENTITY, M::combine);
+    let expected = x.iter().copied().fold(M::IDENTITY, M::combine);
+    let what = format!("fold::<{}>", std::any::type_name::<M>());
+    Ok(check(&what, &[got], &[expected]))
 }
 
 fn reduce_case<T, F>(
