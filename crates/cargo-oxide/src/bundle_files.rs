@@ -6,7 +6,8 @@ use std::process::Command;
 
 use crate::error::OxideError;
 
-/// Copies the binary `name` and its `.ptx` from `artifact_dir` into the bundle folder `dir`.
+/// Copies the binary `name` and its `.ptx` (and `.sm_XX.ptx`) from `artifact_dir` into the
+/// bundle folder `dir`.
 pub fn place(artifact_dir: &Path, name: &str, dir: &Path) -> Result<(), OxideError> {
     let io = |path: &Path| {
         let path = path.to_owned();
@@ -23,6 +24,10 @@ pub fn place(artifact_dir: &Path, name: &str, dir: &Path) -> Result<(), OxideErr
     let ptx = artifact_dir.join(format!("{name}.ptx"));
     if ptx.is_file() {
         std::fs::copy(&ptx, dir.join(format!("{name}.ptx"))).map_err(io(&ptx))?;
+    }
+    // The older architectures' PTX of a build for several, which the tests assemble too.
+    for (arch, older) in crate::user_build::older_architectures(artifact_dir, name) {
+        std::fs::copy(&older, dir.join(format!("{name}.{arch}.ptx"))).map_err(io(&older))?;
     }
     Ok(())
 }

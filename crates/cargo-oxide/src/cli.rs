@@ -104,8 +104,9 @@ pub struct BundleOptions {
     #[arg(long)]
     pub release: bool,
 
-    /// The GPU architecture to compile kernels for.
-    #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
+    /// The GPU architecture to compile kernels for, or several (`sm_80,sm_86,sm_90`: a cubin
+    /// each, and the newest's PTX).
+    #[arg(long, value_name = "sm_XX[,sm_YY...]", value_parser = parse_arch)]
     pub arch: Option<String>,
 
     /// Source information in the kernels' PTX (see `cargo oxide build --help`).
@@ -147,8 +148,9 @@ pub struct BenchOptions {
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub features: Vec<String>,
 
-    /// The GPU architecture to compile kernels for.
-    #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
+    /// The GPU architecture to compile kernels for, or several (`sm_80,sm_86,sm_90`: a cubin
+    /// each, and the newest's PTX).
+    #[arg(long, value_name = "sm_XX[,sm_YY...]", value_parser = parse_arch)]
     pub arch: Option<String>,
 
     /// Then run the suite here with these arguments (see `bench --help`), e.g.
@@ -310,8 +312,9 @@ pub struct BuildTarget {
     #[arg(long)]
     pub release: bool,
 
-    /// The GPU architecture to compile kernels for (overrides `CUDA_OXIDE_TARGET`).
-    #[arg(long, value_name = "sm_XX", value_parser = parse_arch)]
+    /// The GPU architecture to compile kernels for (overrides `CUDA_OXIDE_TARGET`), or
+    /// several (`sm_80,sm_86,sm_90`: a cubin each, and the newest's PTX).
+    #[arg(long, value_name = "sm_XX[,sm_YY...]", value_parser = parse_arch)]
     pub arch: Option<String>,
 
     /// Cargo features of the crate to enable (comma-separated or repeated).
@@ -376,18 +379,21 @@ impl DeviceDebug {
 
 /// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).
 pub fn parse_arch(value: &str) -> Result<String, String> {
-    let digits = value
-        .strip_prefix("sm_")
-        .map(|rest| rest.strip_suffix('a').unwrap_or(rest));
-    match digits {
-        Some(d) if (2..=3).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()) => {
-            Ok(value.to_owned())
+    for arch in value.split(',') {
+        let digits = arch
+            .strip_prefix("sm_")
+            .map(|rest| rest.strip_suffix('a').unwrap_or(rest));
+        match digits {
+            Some(d) if (2..=3).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()) => {}
+            _ => {
+                return Err(format!(
+                    "`{arch}` is not a GPU architecture; write it as `sm_` and the compute \
+                     capability, e.g. `sm_90` for an H100, or a list: `sm_80,sm_86,sm_90`"
+                ));
+            }
         }
-        _ => Err(format!(
-            "`{value}` is not a GPU architecture; write it as `sm_` and the compute capability, \
-             e.g. `sm_90` for an H100"
-        )),
     }
+    Ok(value.to_owned())
 }
 
 /// Parses `A..B` (B excluded) or a single seed.
@@ -419,7 +425,14 @@ mod tests {
 
     #[test]
     fn arch_accepts_sm_names() {
-        for ok in ["sm_70", "sm_90", "sm_90a", "sm_100a", "sm_120"] {
+        for ok in [
+            "sm_70",
+            "sm_90",
+            "sm_90a",
+            "sm_100a",
+            "sm_120",
+            "sm_80,sm_86,sm_90a",
+        ] {
             assert_eq!(parse_arch(ok).as_deref(), Ok(ok));
         }
         for bad in [
@@ -430,6 +443,8 @@ mod tests {
             "sm_9000",
             "compute_90",
             "sm_90b",
+            "sm_80,",
+            "sm_80,90",
         ] {
             assert!(parse_arch(bad).is_err(), "{bad}");
         }

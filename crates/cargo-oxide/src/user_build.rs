@@ -302,18 +302,61 @@ pub fn publish_ptx(artifact_dir: &Path) -> Result<Vec<PathBuf>, OxideError> {
             *slot = (modified, path);
         }
     }
+    let copy = |from: &Path, to: PathBuf| {
+        std::fs::copy(from, &to)
+            .map(|_| to.clone())
+            .map_err(|source| OxideError::CopyPtx {
+                from: from.to_owned(),
+                to,
+                source,
+            })
+    };
     newest
         .into_iter()
         .map(|(crate_name, (_, from))| {
-            let to = artifact_dir.join(format!("{crate_name}.ptx"));
-            std::fs::copy(&from, &to).map_err(|source| OxideError::CopyPtx {
-                from: from.clone(),
-                to: to.clone(),
-                source,
-            })?;
-            Ok(to)
+            // A build for several architectures leaves the older ones' PTX beside the newest's
+            // (`<crate>-<hash>.sm_80.ptx`): copied as `<crate>.sm_80.ptx`, after those of an
+            // earlier build are removed.
+            for (arch, _) in older_architectures(artifact_dir, &crate_name) {
+                let _ = std::fs::remove_file(artifact_dir.join(format!("{crate_name}.{arch}.ptx")));
+            }
+            for (arch, older) in older_architectures(&deps, &file_stem(&from)) {
+                copy(
+                    &older,
+                    artifact_dir.join(format!("{crate_name}.{arch}.ptx")),
+                )?;
+            }
+            copy(&from, artifact_dir.join(format!("{crate_name}.ptx")))
         })
         .collect()
+}
+
+/// The PTX files `<stem>.sm_XX.ptx` in `dir`, with their architectures.
+pub fn older_architectures(dir: &Path, stem: &str) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let arch = name
+                .strip_prefix(stem)?
+                .strip_prefix('.')?
+                .strip_suffix(".ptx")?;
+            arch.starts_with("sm_")
+                .then(|| (arch.to_owned(), entry.path()))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// `app` from `app-0123456789abcdef`, cargo's name for a crate's outputs in `deps/`.
@@ -426,9 +469,18 @@ mod tests {
         std::fs::write(deps.join("app-0000000000000002.ptx"), "new").unwrap();
         std::fs::write(deps.join("dep_lib-00000000000000aa.ptx"), "dep").unwrap();
         std::fs::write(deps.join("app-0000000000000003.d"), "not ptx").unwrap();
+        // The older architectures of a build for several, and a stale one of an earlier build.
+        std::fs::write(deps.join("app-0000000000000002.sm_80.ptx"), "eighty").unwrap();
+        std::fs::write(deps.join("app-0000000000000001.sm_75.ptx"), "stale").unwrap();
+        std::fs::write(dir.join("app.sm_75.ptx"), "stale").unwrap();
 
         let copied = publish_ptx(&dir).unwrap();
         assert_eq!(copied, vec![dir.join("app.ptx"), dir.join("dep_lib.ptx")]);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("app.sm_80.ptx")).unwrap(),
+            "eighty"
+        );
+        assert!(!dir.join("app.sm_75.ptx").exists());
         assert_eq!(std::fs::read_to_string(dir.join("app.ptx")).unwrap(), "new");
         assert_eq!(
             std::fs::read_to_string(dir.join("dep_lib.ptx")).unwrap(),

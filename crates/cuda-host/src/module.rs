@@ -96,22 +96,32 @@ impl Drop for ModuleHandle {
 }
 
 impl PtxModule {
-    /// Loads a crate's embedded module: `cubin` (built at build time for the architecture
-    /// `ptx` targets; may be empty) when this GPU has exactly that compute capability, so the
-    /// driver compiles nothing, else — or if the driver refuses the cubin — `ptx`, which the
-    /// driver compiles (newer GPUs run it).
+    /// Loads a crate's embedded module: a cubin that this GPU runs, so the driver compiles
+    /// nothing, else — or if the driver refuses the cubin — `ptx`, which the driver compiles
+    /// (newer GPUs run it). `cubin` is the one built for the architecture `ptx` targets (taken
+    /// on a GPU of exactly that compute capability), a set of one per architecture of the
+    /// build (`cargo oxide build --arch sm_80,sm_86,sm_90`; the exact one, else the newest
+    /// of the GPU's major version), or empty. With `CUDA_OXIDE_IMAGE=ptx` in the environment,
+    /// the PTX is loaded whatever the cubins; with `CUDA_OXIDE_VERBOSE` set, a line on
+    /// standard error says which image was loaded.
     pub fn load_embedded(
         ctx: &CudaContext,
         crate_name: &'static str,
         ptx: &CStr,
         cubin: &[u8],
     ) -> Result<Self, Error> {
-        if !cubin.is_empty()
-            && cubin_runs_here(ctx, ptx)
-            && let Some(module) = Self::load_cubin(ctx, crate_name, cubin)
+        let gpu = crate::driver::compute_capability(ctx.cudarc().ordinal()).ok();
+        let chosen = match (std::env::var(IMAGE_VARIABLE).as_deref(), gpu) {
+            (Ok("ptx"), _) | (_, None) => None,
+            (_, Some(gpu)) => cubin_for(gpu, ptx, cubin),
+        };
+        if let Some((arch, image)) = chosen
+            && let Some(module) = Self::load_cubin(ctx, crate_name, image)
         {
+            say_which(crate_name, &format!("its {arch} cubin"));
             return Ok(module);
         }
+        say_which(crate_name, "its PTX, compiled by the driver");
         Self::load(ctx, crate_name, ptx)
     }
 
@@ -292,14 +302,32 @@ impl PtxModule {
     }
 }
 
-/// Whether a cubin built for the architecture `ptx` targets runs on `ctx`'s GPU: exactly the
-/// same compute capability (and not an `a`/`f` variant the GPU lacks).
-fn cubin_runs_here(ctx: &CudaContext, ptx: &CStr) -> bool {
-    let Some(header) = ptx_compat::PtxHeader::parse(&ptx.to_string_lossy()) else {
-        return false;
-    };
-    crate::driver::compute_capability(ctx.cudarc().ordinal())
-        .is_ok_and(|gpu| gpu == header.target.capability)
+/// The variable that makes `load` take the embedded PTX even where a cubin would do
+/// (`CUDA_OXIDE_IMAGE=ptx`): to check what the driver's JIT makes of it.
+pub const IMAGE_VARIABLE: &str = "CUDA_OXIDE_IMAGE";
+
+/// The cubin among the embedded ones that a GPU of compute capability `gpu` runs, with its
+/// architecture: of a set, the exact one, else the newest of the GPU's major version; a lone
+/// cubin (built for the architecture `ptx` targets) only on exactly that compute capability.
+fn cubin_for<'a>(gpu: (u32, u32), ptx: &CStr, cubin: &'a [u8]) -> Option<(String, &'a [u8])> {
+    if let Some(set) = reserved_oxide_symbols::cubin_set::decode(cubin) {
+        return set
+            .into_iter()
+            .filter_map(|(arch, image)| Some((ptx_compat::PtxArch::parse(arch)?, image)))
+            .filter(|(arch, _)| arch.cubin_runs_on(gpu))
+            .max_by_key(|(arch, _)| (arch.capability == gpu, arch.capability, arch.suffix))
+            .map(|(arch, image)| (arch.to_string(), image));
+    }
+    let header = ptx_compat::PtxHeader::parse(&ptx.to_string_lossy())?;
+    (!cubin.is_empty() && gpu == header.target.capability)
+        .then(|| (header.target.to_string(), cubin))
+}
+
+/// The `CUDA_OXIDE_VERBOSE` line saying what a crate's module was loaded from.
+fn say_which(crate_name: &str, image: &str) {
+    if std::env::var_os("CUDA_OXIDE_VERBOSE").is_some_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("cuda-oxide: crate `{crate_name}`: loaded {image}");
+    }
 }
 
 /// Why the driver refused `ptx`: an architecture or PTX ISA that this GPU or driver cannot
@@ -603,5 +631,43 @@ mod tests {
         assert!(text.contains("the 256 this kernel allows"), "{text}");
         let empty = check_config("k", &cfg((0, 1, 1), (32, 1, 1)), 1024).unwrap_err();
         assert!(empty.to_string().contains("at least 1"), "{empty}");
+    }
+
+    #[test]
+    fn the_cubin_a_gpu_runs_is_chosen() {
+        use reserved_oxide_symbols::cubin_set;
+        let ptx = c".version 8.0\n.target sm_90\n.address_size 64\n";
+        let set = cubin_set::encode(&[
+            ("sm_80", b"eighty"),
+            ("sm_86", b"eighty-six"),
+            ("sm_89", b"eighty-nine"),
+            ("sm_90", b"ninety"),
+            ("sm_90a", b"ninety-a"),
+        ]);
+        let chosen = |gpu| cubin_for(gpu, ptx, &set).map(|(arch, image)| (arch, image.to_vec()));
+        // The exact one; of two, the `a` one, made for this very GPU.
+        assert_eq!(
+            chosen((8, 6)),
+            Some(("sm_86".into(), b"eighty-six".to_vec()))
+        );
+        assert_eq!(
+            chosen((9, 0)),
+            Some(("sm_90a".into(), b"ninety-a".to_vec()))
+        );
+        // Else the newest of the same major version that the GPU runs.
+        assert_eq!(
+            chosen((8, 7)),
+            Some(("sm_86".into(), b"eighty-six".to_vec()))
+        );
+        // None for another major version: the PTX then.
+        assert_eq!(chosen((12, 0)), None);
+        assert_eq!(chosen((7, 5)), None);
+        // A lone cubin: only on the PTX's own architecture.
+        assert_eq!(
+            cubin_for((9, 0), ptx, b"lone").map(|(a, _)| a),
+            Some("sm_90".into())
+        );
+        assert_eq!(cubin_for((10, 0), ptx, b"lone"), None);
+        assert_eq!(cubin_for((9, 0), ptx, b""), None);
     }
 }

@@ -44,6 +44,16 @@ impl PtxArch {
         })
     }
 
+    /// Whether a GPU of compute capability `gpu` runs a cubin built for this architecture:
+    /// machine code runs on GPUs of the same major version and a minor one at least as new
+    /// (`a` code on that exact GPU only).
+    pub fn cubin_runs_on(&self, gpu: (u32, u32)) -> bool {
+        match self.suffix {
+            Some('a') => gpu == self.capability,
+            _ => gpu.0 == self.capability.0 && gpu.1 >= self.capability.1,
+        }
+    }
+
     /// Whether a GPU of compute capability `gpu` runs PTX for this architecture: newer GPUs
     /// run plain `sm_XY` PTX; `a` PTX runs on that exact GPU only, `f` PTX on its family.
     pub fn runs_on(&self, gpu: (u32, u32)) -> bool {

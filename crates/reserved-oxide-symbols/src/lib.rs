@@ -19,6 +19,8 @@
 
 use std::fmt;
 
+pub mod cubin_set;
+
 /// The PTX symbol of `cuda_device::panic::RECORD`, the address of a module's panic record:
 /// the device lowering exports it (`.visible`), the host runtime writes it after loading the
 /// module (`cuModuleGetGlobal`).

@@ -20,7 +20,8 @@ pub struct CpuTarget {
 pub struct PipelineConfig {
     /// The crate being compiled (names the output files).
     pub crate_name: String,
-    /// The GPU architecture, `sm_XX`.
+    /// The GPU architecture, `sm_XX`, or several, comma-separated (`sm_80,sm_86,sm_90`): one
+    /// PTX and one cubin each; the newest's PTX is the module's.
     pub target: String,
     /// Where the `.ptx` goes (next to the host artifacts, named like them).
     pub ptx_path: Option<PathBuf>,

@@ -38,7 +38,8 @@ pub struct PipelineOutput {
     pub ptx: String,
     /// Where it was written.
     pub ptx_path: Option<PathBuf>,
-    /// The PTX assembled for the target architecture.
+    /// The PTX assembled for the target architecture; for several, a set of one cubin each
+    /// (`reserved_oxide_symbols::cubin_set`).
     pub cubin: Cubin,
     /// The CPU device's flavour.
     pub cpu_object: CpuObject,
@@ -106,6 +107,24 @@ pub(crate) fn write_ptx(
         write(dir.join(format!("{}.ptx", config.crate_name)))?;
     }
     config.ptx_path.clone().map(write).transpose()
+}
+
+/// Writes the PTX of an architecture older than the newest of a build for several next to the
+/// module's PTX, as `<stem>.<arch>.ptx` (the cubin set holds its cubin; the tests assemble it).
+pub(crate) fn write_older_ptx(
+    config: &PipelineConfig,
+    arch: dialect_nvvm::Target,
+    ptx: &str,
+) -> Result<Option<PathBuf>, PipelineError> {
+    let Some(ptx_path) = &config.ptx_path else {
+        return Ok(None);
+    };
+    let path = ptx_path.with_extension(format!("{arch}.ptx"));
+    std::fs::write(&path, ptx).map_err(|source| PipelineError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(Some(path))
 }
 
 /// Writes a stage's text next to the PTX, as `<stem>.<extension>`, when `enabled`.

@@ -12,7 +12,9 @@ use mir_importer::{CollectedFunction, ImportOptions};
 
 use crate::config::{CpuTarget, PipelineConfig};
 use crate::error::PipelineError;
-use crate::output::{CpuObject, Cubin, PipelineOutput, build_cubin, dump, write_ptx};
+use crate::output::{
+    CpuObject, Cubin, PipelineOutput, build_cubin, dump, write_older_ptx, write_ptx,
+};
 use crate::stage::{Stage, Timings};
 
 /// Runs every stage on `functions` and returns the PTX module (and its cubin when asked for).
@@ -20,8 +22,11 @@ pub fn run_pipeline(
     functions: &[CollectedFunction],
     config: &PipelineConfig,
 ) -> Result<PipelineOutput, PipelineError> {
-    let target = dialect_nvvm::Target::parse(&config.target)
-        .ok_or_else(|| PipelineError::Target(config.target.clone()))?;
+    let targets = parse_targets(&config.target)?;
+    // Translated once for the oldest architecture, whose checks are the strictest (an
+    // intrinsic newer than any architecture of the list is refused, naming it), then compiled
+    // for each.
+    let target = targets[0];
     let mut timings = Timings::default();
     let mut ctx = Context::new();
     dialect_mir::register(&mut ctx);
@@ -63,9 +68,7 @@ pub fn run_pipeline(
     // 128-bit atomic needs it (known in dialect-mir, gone once lowered).
     let atomics_128 =
         uses_128_bit_atomics(&ctx, root).then_some(dialect_mir::ops::PTX_ISA_OF_128_BIT_ATOMICS);
-    let ptx_isa = dialect_nvvm::required_ptx_isa(&ctx, root)
-        .max(atomics_128)
-        .filter(|&required| required > target.min_ptx_isa());
+    let required_isa = dialect_nvvm::required_ptx_isa(&ctx, root).max(atomics_128);
 
     timings.time(Stage::Lower, || {
         mir_lower::lower_mir_to_llvm(&mut ctx, module)
@@ -107,17 +110,29 @@ pub fn run_pipeline(
         ll
     };
 
-    let ptx = ll_to_ptx(&ll, config, ptx_isa, &mut timings)?;
-    let ptx = ptx_passes(ptx, config, &mut timings);
-
-    let ptx_path = write_ptx(config, &ptx)?;
-    let cubin = if config.cubin {
-        timings.time(Stage::Ptxas, || {
-            build_cubin(&ptx, &config.target, ptx_path.as_deref())
-        })
-    } else {
-        Cubin::NotAsked
-    };
+    // Each architecture's PTX and cubin, oldest first; the newest's PTX is the module's.
+    let mut images = Vec::with_capacity(targets.len());
+    for (index, &arch) in targets.iter().enumerate() {
+        let ptx_isa = required_isa.filter(|&required| required > arch.min_ptx_isa());
+        let ptx = ll_to_ptx(&ll, &arch.to_string(), config, ptx_isa, &mut timings)?;
+        let ptx = ptx_passes(ptx, config, &mut timings);
+        let newest = index + 1 == targets.len();
+        let ptx_path = if newest {
+            write_ptx(config, &ptx)?
+        } else {
+            write_older_ptx(config, arch, &ptx)?
+        };
+        let cubin = if config.cubin {
+            timings.time(Stage::Ptxas, || {
+                build_cubin(&ptx, &arch.to_string(), ptx_path.as_deref())
+            })
+        } else {
+            Cubin::NotAsked
+        };
+        images.push((arch, ptx, ptx_path, cubin));
+    }
+    let cubin = cubin_of_every_architecture(&images);
+    let (_, ptx, ptx_path, _) = images.pop().expect("at least one architecture");
 
     let cpu_object = match &config.cpu {
         Some(cpu) => timings.time(Stage::CpuFlavour, || {
@@ -203,8 +218,47 @@ fn cpu_flavour(
 }
 
 /// `opt`, check hoisting (and `opt` again on what it changed), `llc`.
+/// The architectures of `list` (`sm_90`, or `sm_80,sm_86,sm_90`), oldest first, each once.
+fn parse_targets(list: &str) -> Result<Vec<dialect_nvvm::Target>, PipelineError> {
+    let mut targets = list
+        .split(',')
+        .map(|name| {
+            dialect_nvvm::Target::parse(name).ok_or_else(|| PipelineError::Target(name.into()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    targets.sort_by_key(|t| (t.sm, t.suffix));
+    targets.dedup();
+    Ok(targets)
+}
+
+/// The cubin to embed: the one architecture's, or a set of every architecture's
+/// (`reserved_oxide_symbols::cubin_set`); unavailable if any is.
+fn cubin_of_every_architecture(
+    images: &[(
+        dialect_nvvm::Target,
+        String,
+        Option<std::path::PathBuf>,
+        Cubin,
+    )],
+) -> Cubin {
+    if let [(_, _, _, cubin)] = images {
+        return cubin.clone();
+    }
+    let mut built = Vec::with_capacity(images.len());
+    for (arch, _, _, cubin) in images {
+        match cubin {
+            Cubin::Built(image) => built.push((arch.to_string(), image.as_slice())),
+            Cubin::NotAsked => return Cubin::NotAsked,
+            Cubin::Unavailable(why) => return Cubin::Unavailable(format!("{arch}: {why}")),
+        }
+    }
+    let entries: Vec<(&str, &[u8])> = built.iter().map(|(a, i)| (a.as_str(), *i)).collect();
+    Cubin::Built(reserved_oxide_symbols::cubin_set::encode(&entries))
+}
+
 fn ll_to_ptx(
     ll: &str,
+    arch: &str,
     config: &PipelineConfig,
     ptx_isa: Option<u32>,
     timings: &mut Timings,
@@ -222,7 +276,7 @@ fn ll_to_ptx(
         ..Default::default()
     };
     let generation = |e: gpu_toolchain::ToolError| PipelineError::PtxGeneration(e.to_string());
-    let codegen = LlvmCodegen::new(ll, &config.target, &options).map_err(generation)?;
+    let codegen = LlvmCodegen::new(ll, arch, &options).map_err(generation)?;
     let optimised = timings
         .time(Stage::Opt, || codegen.opt(ll))
         .map_err(generation)?;
