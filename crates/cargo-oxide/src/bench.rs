@@ -80,6 +80,7 @@ fn release_target(
         manifest_path: None,
         release: true,
         arch,
+        default_arch: false,
         features: Vec::new(),
         verbose: false,
         device_debug,

@@ -60,6 +60,7 @@ pub fn bundle(options: &BundleOptions) -> Result<Bundle, OxideError> {
             manifest_path: None,
             release: options.release,
             arch: arch.or_else(|| options.arch.clone()),
+            default_arch: false,
             features: Vec::new(),
             verbose: false,
             device_debug: options.device_debug,

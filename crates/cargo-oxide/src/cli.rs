@@ -317,6 +317,11 @@ pub struct BuildTarget {
     #[arg(long, value_name = "sm_XX[,sm_YY...]", value_parser = parse_arch)]
     pub arch: Option<String>,
 
+    /// `arch` is [RELEASE_ARCHITECTURES], chosen by `cargo oxide build --release` rather than
+    /// the user: architectures the kernels need more than are left out, not refused.
+    #[arg(skip)]
+    pub default_arch: bool,
+
     /// Cargo features of the crate to enable (comma-separated or repeated).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub features: Vec<String>,
@@ -378,6 +383,12 @@ impl DeviceDebug {
 }
 
 /// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).
+/// What `cargo oxide build --release` builds for when neither `--arch` nor
+/// `CUDA_OXIDE_TARGET` says: the A100 and the RTX 30 series (sm_80, sm_86), the L4 and the
+/// RTX 40 series (sm_89), the H100 and H200 (sm_90); a cubin each, and sm_90's PTX for newer
+/// GPUs. An architecture that lacks what the kernels use is left out with a warning.
+pub const RELEASE_ARCHITECTURES: &str = "sm_80,sm_86,sm_89,sm_90";
+
 pub fn parse_arch(value: &str) -> Result<String, String> {
     for arch in value.split(',') {
         let digits = arch

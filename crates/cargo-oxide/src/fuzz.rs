@@ -341,6 +341,7 @@ impl Workspace {
             manifest_path: Some(manifest.clone()),
             release: self.release,
             arch: Some("sm_90".to_owned()),
+            default_arch: false,
             features: Vec::new(),
             verbose: false,
             device_debug: self.device_debug,

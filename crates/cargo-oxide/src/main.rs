@@ -36,13 +36,22 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse_from(args);
     let result = match cli.command {
-        Command::Build(target) => user_build::build(&target).map(|built| {
-            eprintln!("cargo oxide: artifacts in {}", built.artifact_dir.display());
-            for ptx in user_build::own_ptx(&built) {
-                eprintln!("cargo oxide: PTX in {}", ptx.display());
+        Command::Build(mut target) => {
+            if target.release
+                && target.arch.is_none()
+                && std::env::var_os("CUDA_OXIDE_TARGET").is_none()
+            {
+                target.arch = Some(cli::RELEASE_ARCHITECTURES.to_owned());
+                target.default_arch = true;
             }
-            ExitCode::SUCCESS
-        }),
+            user_build::build(&target).map(|built| {
+                eprintln!("cargo oxide: artifacts in {}", built.artifact_dir.display());
+                for ptx in user_build::own_ptx(&built) {
+                    eprintln!("cargo oxide: PTX in {}", ptx.display());
+                }
+                ExitCode::SUCCESS
+            })
+        }
         Command::Run(target) => run::run(&target),
         Command::Pipeline(options) => pipeline::pipeline(&options).map(|files| {
             for file in files {

@@ -240,6 +240,9 @@ pub fn cargo_with_backend(target: &BuildTarget, backend: &Path, target_dir: &Pat
     if let Some(arch) = &target.arch {
         cargo.env("CUDA_OXIDE_TARGET", arch);
     }
+    if target.default_arch {
+        cargo.env("CUDA_OXIDE_DEFAULT_TARGETS", "1");
+    }
     if target.verbose {
         cargo.env("CUDA_OXIDE_VERBOSE", "1");
     }

@@ -15,6 +15,7 @@ pub const VARIABLES: &[&str] = &[
     "CUDA_OXIDE_SHOW_RUSTC_MIR",
     "CUDA_OXIDE_PTX_DIR",
     "CUDA_OXIDE_TARGET",
+    "CUDA_OXIDE_DEFAULT_TARGETS",
     "CUDA_OXIDE_LLC",
     "CUDA_OXIDE_LIBDEVICE",
     "CUDA_OXIDE_DEVICE_DEBUG",
@@ -44,8 +45,12 @@ pub struct CudaCodegenConfig {
     pub show_rustc_mir: bool,
     /// `CUDA_OXIDE_PTX_DIR`: also copy each crate's `.ptx` into this directory.
     pub ptx_dir: Option<PathBuf>,
-    /// `CUDA_OXIDE_TARGET`: the GPU architecture (`sm_90`, ...).
+    /// `CUDA_OXIDE_TARGET`: the GPU architecture (`sm_90`, ...), or several
+    /// (`sm_80,sm_86,sm_90`).
     pub target: Option<String>,
+    /// `CUDA_OXIDE_DEFAULT_TARGETS`: the target list is `cargo oxide`'s default, not the
+    /// user's: architectures the kernels need more than are left out, with a warning.
+    pub default_targets: bool,
     /// `CUDA_OXIDE_LLC`: the `llc` to use.
     pub llc: Option<PathBuf>,
     /// `CUDA_OXIDE_DEVICE_DEBUG`: `none`, `lines` (the default) or `full`, as written; see
@@ -98,6 +103,7 @@ impl CudaCodegenConfig {
             show_rustc_mir: flag("CUDA_OXIDE_SHOW_RUSTC_MIR"),
             ptx_dir: non_empty("CUDA_OXIDE_PTX_DIR").map(PathBuf::from),
             target: non_empty("CUDA_OXIDE_TARGET").map(|t| t.trim().to_owned()),
+            default_targets: flag("CUDA_OXIDE_DEFAULT_TARGETS"),
             llc: non_empty("CUDA_OXIDE_LLC").map(PathBuf::from),
             fmad: flag("CUDA_OXIDE_FMAD"),
             no_cubin: flag("CUDA_OXIDE_NO_CUBIN"),

@@ -64,6 +64,7 @@ pub fn codegen_device_code<'tcx>(
         let pipeline_config = PipelineConfig {
             crate_name: crate_name.clone(),
             target: config.target().to_owned(),
+            default_targets: config.default_targets,
             ptx_path: Some(tcx.output_filenames(()).with_extension("ptx")),
             ptx_dir: config.ptx_dir.clone(),
             dump_mir: config.dump_mir,
@@ -123,6 +124,15 @@ pub fn codegen_device_code<'tcx>(
             if let Some(path) = &output.ptx_path {
                 eprintln!("cuda-oxide:   wrote {}", path.display());
             }
+        }
+        if let Some((_, why)) = output.left_out.first() {
+            let left_out: Vec<&str> = output.left_out.iter().map(|(a, _)| a.as_str()).collect();
+            tcx.dcx().warn(format!(
+                "cuda-oxide builds the kernels of crate `{crate_name}` without {} of the release \
+                 default architectures ({}): {why}; `--arch` chooses the architectures",
+                left_out.join(", "),
+                config.target()
+            ));
         }
         let cubin = match output.cubin {
             device_pipeline::Cubin::Built(image) => image,

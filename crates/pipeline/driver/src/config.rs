@@ -48,6 +48,10 @@ pub struct PipelineConfig {
     /// function (`CUDA_OXIDE_FMAD`, `cargo oxide build --fmad`); without it only kernels marked
     /// `#[kernel(fmad)]` are.
     pub fmad: bool,
+    /// `target` is a default list, not the user's (`cargo oxide build --release` without
+    /// `--arch`): architectures that the kernels need more than (an intrinsic, a 128-bit
+    /// atomic, a cluster) are left out ([crate::PipelineOutput::left_out]) instead of refused.
+    pub default_targets: bool,
     /// Also assemble the PTX into a cubin for `target` with `ptxas` (when one is found), so
     /// that the host needs no JIT compilation at load on a GPU of that architecture.
     pub cubin: bool,

@@ -28,6 +28,13 @@ pub enum PipelineError {
     /// The GPU architecture is not `sm_XX`.
     #[error("`{0}` is not a GPU architecture: expected `sm_` and a number, such as `sm_90`")]
     Target(String),
+    /// No architecture of the default list runs the kernels (`cargo oxide build --release`
+    /// without `--arch`).
+    #[error(
+        "no architecture of the release default list runs these kernels: {0}; choose them with \
+         `--arch` (e.g. `--arch sm_90a`)"
+    )]
+    NoDefaultTarget(String),
     /// `llc` (or `opt`) failed or was not found.
     #[error("generating PTX failed: {0}")]
     PtxGeneration(String),

@@ -41,6 +41,9 @@ pub struct PipelineOutput {
     /// The PTX assembled for the target architecture; for several, a set of one cubin each
     /// (`reserved_oxide_symbols::cubin_set`).
     pub cubin: Cubin,
+    /// The architectures of a default list ([PipelineConfig::default_targets]) left out, each
+    /// with what in the kernels it lacks.
+    pub left_out: Vec<(String, String)>,
     /// The CPU device's flavour.
     pub cpu_object: CpuObject,
     /// How long each stage that ran took, in order.

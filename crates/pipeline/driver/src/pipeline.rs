@@ -22,11 +22,16 @@ pub fn run_pipeline(
     functions: &[CollectedFunction],
     config: &PipelineConfig,
 ) -> Result<PipelineOutput, PipelineError> {
-    let targets = parse_targets(&config.target)?;
-    // Translated once for the oldest architecture, whose checks are the strictest (an
-    // intrinsic newer than any architecture of the list is refused, naming it), then compiled
-    // for each.
-    let target = targets[0];
+    let mut targets = parse_targets(&config.target)?;
+    // Translated once, then compiled for each architecture. For a list the user gave, the
+    // oldest's checks are the strictest: an intrinsic newer than any architecture of the list
+    // is refused, naming it. A default list is translated for its newest, and the
+    // architectures the kernels need more than are left out afterwards.
+    let target = if config.default_targets {
+        targets[targets.len() - 1]
+    } else {
+        targets[0]
+    };
     let mut timings = Timings::default();
     let mut ctx = Context::new();
     dialect_mir::register(&mut ctx);
@@ -69,6 +74,20 @@ pub fn run_pipeline(
     let atomics_128 =
         uses_128_bit_atomics(&ctx, root).then_some(dialect_mir::ops::PTX_ISA_OF_128_BIT_ATOMICS);
     let required_isa = dialect_nvvm::required_ptx_isa(&ctx, root).max(atomics_128);
+    let mut left_out = Vec::new();
+    if config.default_targets {
+        targets.retain(|&arch| match unsupported_on(&ctx, root, arch) {
+            Some(why) => {
+                left_out.push((arch.to_string(), why));
+                false
+            }
+            None => true,
+        });
+        if targets.is_empty() {
+            let why = left_out.pop().map(|(_, why)| why).unwrap_or_default();
+            return Err(PipelineError::NoDefaultTarget(why));
+        }
+    }
 
     timings.time(Stage::Lower, || {
         mir_lower::lower_mir_to_llvm(&mut ctx, module)
@@ -148,6 +167,7 @@ pub fn run_pipeline(
         ptx,
         ptx_path,
         cubin,
+        left_out,
         cpu_object,
         timings,
     })
@@ -229,6 +249,53 @@ fn parse_targets(list: &str) -> Result<Vec<dialect_nvvm::Target>, PipelineError>
     targets.sort_by_key(|t| (t.sm, t.suffix));
     targets.dedup();
     Ok(targets)
+}
+
+/// Why the translated module cannot run on `arch`, if it cannot: an intrinsic newer than it,
+/// a 128-bit atomic or a thread-block cluster before sm_90.
+fn unsupported_on(
+    ctx: &Context,
+    module: Ptr<Operation>,
+    arch: dialect_nvvm::Target,
+) -> Option<String> {
+    use pliron::graph::walkers::{IRNode, WalkConfig, uninterruptible::immutable::walk_op};
+    // The walk takes a function, not a closure: the architecture travels in its state.
+    let mut state: (dialect_nvvm::Target, Option<String>) = (arch, None);
+    walk_op(
+        ctx,
+        &mut state,
+        &WalkConfig::default(),
+        module,
+        |ctx, (arch, why): &mut (dialect_nvvm::Target, Option<String>), node| {
+            let IRNode::Operation(op) = node else { return };
+            if why.is_some() {
+                return;
+            }
+            if let Some(intrinsic) = Operation::get_op::<dialect_nvvm::IntrinsicOp>(op, ctx)
+                && let Err(too_old) = arch.check(intrinsic.intrinsic(ctx))
+            {
+                let newer = if too_old.arch_specific {
+                    ""
+                } else {
+                    " or newer"
+                };
+                *why = Some(format!(
+                    "`{}` needs {}{newer}",
+                    too_old.stub, too_old.required
+                ));
+            } else if dialect_mir::ops::is_128_bit_atomic(ctx, op)
+                && arch.sm < dialect_mir::ops::SM_OF_128_BIT_ATOMICS
+            {
+                *why = Some("a 128-bit atomic needs sm_90 or newer".into());
+            } else if let Some(func) = Operation::get_op::<dialect_mir::ops::FuncOp>(op, ctx)
+                && func.cluster_dims(ctx).is_some()
+                && arch.sm < 90
+            {
+                *why = Some("`#[cluster_dims]` needs sm_90 or newer".into());
+            }
+        },
+    );
+    state.1
 }
 
 /// The cubin to embed: the one architecture's, or a set of every architecture's
