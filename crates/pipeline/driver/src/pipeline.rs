@@ -409,3 +409,30 @@ fn uses_128_bit_atomics(ctx: &Context, module: Ptr<Operation>) -> bool {
     );
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn architecture_lists_are_sorted_oldest_first_without_repeats() {
+        let names = |list: &str| -> Vec<String> {
+            parse_targets(list)
+                .unwrap()
+                .iter()
+                .map(|t| t.to_string())
+                .collect()
+        };
+        assert_eq!(names("sm_90"), ["sm_90"]);
+        assert_eq!(
+            names("sm_90a,sm_80,sm_90,sm_86,sm_80"),
+            ["sm_80", "sm_86", "sm_90", "sm_90a"]
+        );
+        assert!(
+            matches!(parse_targets("sm_80,,sm_90"), Err(PipelineError::Target(t)) if t.is_empty())
+        );
+        assert!(
+            matches!(parse_targets("sm_80,compute_90"), Err(PipelineError::Target(t)) if t == "compute_90")
+        );
+    }
+}
