@@ -1,6 +1,6 @@
 //! Reading the PTX text `llc` writes, line by line, for every pass made after it
 //! ([crate::debug_labels], [crate::faulting_checks], [crate::declared_block_dims],
-//! [crate::back_edges]): functions, branches,
+//! [crate::back_edges], [crate::wide_negation]): functions, branches,
 //! their headers and bodies, lines without their comments, the labels lines define and the
 //! names they mention.
 

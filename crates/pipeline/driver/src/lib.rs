@@ -13,7 +13,7 @@
 //! | opt | `llvm-to-ptx` (`llvm_codegen`) | LLVM IR → LLVM IR |
 //! | check-hoisting | `llvm-to-ptx` (`hoist_checks`) | LLVM IR → LLVM IR (then `opt` again) |
 //! | llc | `llvm-to-ptx` (`llvm_codegen`) | LLVM IR → PTX |
-//! | debug-labels, faulting-checks, block-dims, back-edges | `ptx-tools` | PTX → PTX |
+//! | debug-labels, faulting-checks, block-dims, back-edges, wide-negation | `ptx-tools` | PTX → PTX |
 //! | ptxas | `ptx-tools` (`ptxas`) | PTX → cubin |
 //! | cpu | all of the above up to export, then `llvm-to-ptx` (`cpu_object`) | Stable MIR → host object |
 //!

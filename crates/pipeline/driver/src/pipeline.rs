@@ -383,7 +383,10 @@ fn ptx_passes(ptx: String, config: &PipelineConfig, timings: &mut Timings) -> St
     let ptx = timings.time(Stage::DeclaredBlockDims, || {
         ptx_tools::fold_declared_block_dims(&ptx).0
     });
-    timings.time(Stage::BackEdges, || ptx_tools::branch_on_back_edges(&ptx).0)
+    let ptx = timings.time(Stage::BackEdges, || ptx_tools::branch_on_back_edges(&ptx).0);
+    timings.time(Stage::WideNegation, || {
+        ptx_tools::widen_16_bit_negations(&ptx).0
+    })
 }
 
 fn print_op(ctx: &Context, op: Ptr<Operation>) -> String {

@@ -39,6 +39,9 @@ pub enum Stage {
     /// Loop latches that branch back on their condition instead of jumping back after a
     /// conditional exit (`ptx_tools::back_edges`).
     BackEdges,
+    /// 16-bit negations and absolute values computed in 32 bits, which the CUDA 13.0 JIT
+    /// gets wrong at -32768 (`ptx_tools::wide_negation`).
+    WideNegation,
     /// The PTX assembled into a cubin (`ptxas`).
     Ptxas,
     /// The CPU device's flavour of the same functions: translated and lowered again for the
@@ -49,7 +52,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 15] = [
+    pub const ALL: [Stage; 16] = [
         Stage::Translate,
         Stage::Verify,
         Stage::Mem2Reg,
@@ -63,6 +66,7 @@ impl Stage {
         Stage::FaultingChecks,
         Stage::DeclaredBlockDims,
         Stage::BackEdges,
+        Stage::WideNegation,
         Stage::Ptxas,
         Stage::CpuFlavour,
     ];
@@ -83,6 +87,7 @@ impl Stage {
             Stage::FaultingChecks => "faulting-checks",
             Stage::DeclaredBlockDims => "block-dims",
             Stage::BackEdges => "back-edges",
+            Stage::WideNegation => "wide-negation",
             Stage::Ptxas => "ptxas",
             Stage::CpuFlavour => "cpu",
         }
