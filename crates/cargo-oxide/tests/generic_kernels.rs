@@ -1,6 +1,7 @@
 //! Generic kernels, closures and `#[cfg]`-gated kernels, end to end on the CPU device
 //! (`tests/fixtures/generic_kernels`): kernels gated by a cargo feature build and run with the
-//! feature on and off, a kernel refused under a feature is refused only with it, and launches
+//! feature on and off, a crate that instantiates none of its generic kernels still links and
+//! loads its module, a kernel refused under a feature is refused only with it, and launches
 //! whose closures or generic arguments hold host addresses fail to build, each error naming
 //! the capture or the parameter.
 
@@ -44,6 +45,17 @@ fn feature_gated_kernels_build_and_run_with_the_feature_on_and_off() {
         text(&on).contains("result: [42, 42, 42, 42]"),
         "{}",
         text(&on)
+    );
+}
+
+#[test]
+fn a_crate_that_launches_none_of_its_generic_kernels_links_and_loads() {
+    let out = cargo_oxide(&["run", "--cpu", "--features", "load_only"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("loaded, nothing launched"),
+        "{}",
+        text(&out)
     );
 }
 

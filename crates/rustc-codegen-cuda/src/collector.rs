@@ -116,6 +116,17 @@ pub fn find_roots<'tcx>(tcx: TyCtxt<'tcx>) -> DeviceRoots<'tcx> {
     roots
 }
 
+/// Whether the crate defines a generic kernel (whose instantiations, if any, are roots).
+pub fn defines_generic_kernels(tcx: TyCtxt<'_>) -> bool {
+    tcx.hir_crate_items(()).definitions().any(|def_id| {
+        tcx.def_kind(def_id) == DefKind::Fn
+            && tcx.opt_item_name(def_id.to_def_id()).is_some_and(|name| {
+                reserved_oxide_symbols::kind_of(name.as_str()) == Some(ReservedKind::Kernel)
+            })
+            && tcx.generics_of(def_id).requires_monomorphization(tcx)
+    })
+}
+
 /// The PTX entry of an instantiation of a generic kernel (`None` for a concrete kernel): named
 /// from its function item type as the host's launcher names it, with rustc's own `type_name`
 /// and `TypeId` hash of that type (`reserved_oxide_symbols::generic_kernel_entry`).

@@ -30,7 +30,10 @@ pub fn codegen_device_code<'tcx>(
 ) -> Option<(String, Vec<u8>, Option<Vec<u8>>)> {
     let started = Instant::now();
     let roots = collector::find_roots(tcx);
-    if roots.is_empty() {
+    // A crate whose generic kernels it never instantiates still embeds a module (without
+    // entries), so that its `#[cuda_module]`'s `load` links and works.
+    let generic_kernels_only = roots.kernels.is_empty() && collector::defines_generic_kernels(tcx);
+    if roots.is_empty() && !generic_kernels_only {
         return None;
     }
     crate::kernel_params::check_kernel_parameters(tcx, &roots.kernels);
@@ -57,7 +60,7 @@ pub fn codegen_device_code<'tcx>(
         if let Some(clash) = first_duplicate_export_name(&functions) {
             return Err(DeviceError::Message(clash));
         }
-        if roots.kernels.is_empty() {
+        if roots.kernels.is_empty() && !generic_kernels_only {
             return Ok(None);
         }
         let device_debug = config.device_debug().map_err(DeviceError::Message)?;
