@@ -1,7 +1,8 @@
 //! Generic kernels, closures and `#[cfg]`-gated kernels, end to end on the CPU device
 //! (`tests/fixtures/generic_kernels`): kernels gated by a cargo feature build and run with the
-//! feature on and off, a crate that instantiates none of its generic kernels still links and
-//! loads its module, a kernel refused under a feature is refused only with it, and launches
+//! feature on and off, a generic kernel of another crate (`tests/fixtures/generic_lib`, which
+//! never launches it) instantiated and launched from the fixture, a crate that instantiates
+//! none of its generic kernels still links and loads its module, a kernel refused under a feature is refused only with it, and launches
 //! whose closures or generic arguments hold host addresses fail to build, each error naming
 //! the capture or the parameter.
 
@@ -33,16 +34,17 @@ fn text(out: &Output) -> String {
 fn feature_gated_kernels_build_and_run_with_the_feature_on_and_off() {
     let off = cargo_oxide(&["run", "--cpu"]);
     assert!(off.status.success(), "{}", text(&off));
+    // fill 20, then the library's `scale::<u32>` by 3, instantiated (and compiled) here.
     assert!(
-        text(&off).contains("result: [20, 20, 20, 20]"),
+        text(&off).contains("result: [60, 60, 60, 60]"),
         "{}",
         text(&off)
     );
     let on = cargo_oxide(&["run", "--cpu", "--features", "extra"]);
     assert!(on.status.success(), "{}", text(&on));
-    // fill 20, then the gated `add_one` and the `cfg_attr` kernel `double`.
+    // fill 20, the gated `add_one` and the `cfg_attr` kernel `double`, then `scale` by 3.
     assert!(
-        text(&on).contains("result: [42, 42, 42, 42]"),
+        text(&on).contains("result: [126, 126, 126, 126]"),
         "{}",
         text(&on)
     );

@@ -213,6 +213,11 @@ impl CudaContext {
     pub fn cudarc(&self) -> &Arc<cu::CudaContext> {
         &self.0
     }
+
+    /// The context cudarc's `ctx` is (one a module was loaded on).
+    pub(crate) fn from_cudarc(ctx: Arc<cu::CudaContext>) -> Self {
+        CudaContext(ctx)
+    }
 }
 
 impl Deref for CudaContext {

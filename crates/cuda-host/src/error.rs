@@ -165,10 +165,11 @@ pub enum Error {
 
     /// The PTX has no entry for this instantiation of a generic kernel.
     #[error(
-        "the PTX of crate `{crate_name}` has no instantiation `{instantiation}` (entry \
-         `{entry}`): a generic kernel is compiled for the instantiations that its own crate \
-         launches, so launch it from crate `{crate_name}` (a non-generic wrapper function there will do), \
-         or rebuild with `cargo oxide build` if the binary and its PTX disagree"
+        "no module of this program has the instantiation `{instantiation}` of crate \
+         `{crate_name}`'s generic kernel (entry `{entry}`): the crate that launches it \
+         compiles it, with `cargo oxide build`; a binary and PTX that disagree need a rebuild, \
+         and outside Linux, where modules leave no records, launch it from crate \
+         `{crate_name}` itself (a non-generic wrapper function there will do)"
     )]
     MissingInstantiation {
         /// The crate whose PTX it is.

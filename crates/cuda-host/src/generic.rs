@@ -3,7 +3,9 @@
 //! The launcher of a generic kernel names the instantiation by the kernel's function item type
 //! (`axpy::<f32>`); [`entry_name`] turns that type into the entry's name exactly as the
 //! backend does (`reserved_oxide_symbols::generic_kernel_entry`), and [`GenericKernels`] keeps
-//! the kernels found so far, so a launch looks its entry up once.
+//! the kernels found so far, so a launch looks its entry up once. An instantiation that another
+//! crate made is in that crate's module, found through the program's module records
+//! ([crate::registry]).
 
 use std::any::{TypeId, type_name};
 use std::collections::{HashMap, HashSet};
@@ -63,6 +65,9 @@ fn intern(name: String) -> &'static str {
 pub struct GenericKernels {
     module: PtxModule,
     found: Arc<Mutex<HashMap<TypeId, Kernel>>>,
+    /// The other crates' embedded modules, loaded on this module's context when an
+    /// instantiation is first missing from it.
+    others: Arc<OnceLock<Vec<PtxModule>>>,
 }
 
 impl GenericKernels {
@@ -71,11 +76,14 @@ impl GenericKernels {
         GenericKernels {
             module: module.clone(),
             found: Arc::default(),
+            others: Arc::default(),
         }
     }
 
     /// The instantiation `kernel` (the function item, `axpy::<f32>`) of the generic kernel
-    /// `base_name` (`axpy`).
+    /// `base_name` (`axpy`): in this crate's module, else in the module of the crate that
+    /// instantiated it (a crate that launches another crate's generic kernel compiles the
+    /// instantiation into its own module).
     pub fn get<F: 'static>(&self, kernel: F, base_name: &'static str) -> Result<Kernel, Error> {
         let _ = kernel;
         let key = TypeId::of::<F>();
@@ -84,16 +92,43 @@ impl GenericKernels {
             return Ok(kernel.clone());
         }
         let entry = intern(entry_name::<F>(base_name));
-        let kernel = self.module.kernel(entry).map_err(|error| match error {
-            Error::MissingKernel { crate_name, .. } => Error::MissingInstantiation {
-                crate_name,
-                instantiation: instantiation_name::<F>(base_name),
-                entry,
-            },
-            other => other,
-        })?;
+        let kernel = match self.module.kernel(entry) {
+            Err(Error::MissingKernel { crate_name, .. }) => self
+                .other_modules()?
+                .iter()
+                .find_map(|module| module.kernel(entry).ok())
+                .ok_or_else(|| Error::MissingInstantiation {
+                    crate_name,
+                    instantiation: instantiation_name::<F>(base_name),
+                    entry,
+                })?,
+            other => other?,
+        };
         found.insert(key, kernel.clone());
         Ok(kernel)
+    }
+
+    /// Every other crate's embedded module, loaded (once) on this module's context.
+    fn other_modules(&self) -> Result<&[PtxModule], Error> {
+        if let Some(others) = self.others.get() {
+            return Ok(others);
+        }
+        let ctx = self.module.context();
+        let own = self.module.crate_name();
+        let mut others = Vec::new();
+        for embedded in crate::registry::embedded_modules() {
+            if embedded.crate_name == own {
+                continue;
+            }
+            others.push(PtxModule::load_embedded_or_cpu(
+                &ctx,
+                embedded.crate_name,
+                embedded.ptx,
+                embedded.cubin,
+                embedded.cpu_image,
+            )?);
+        }
+        Ok(self.others.get_or_init(|| others))
     }
 }
 

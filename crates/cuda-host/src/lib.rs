@@ -61,6 +61,7 @@ pub mod nvrtc;
 mod panic;
 mod param;
 mod ptx_compat;
+mod registry;
 mod target;
 pub mod timing;
 pub mod tma;

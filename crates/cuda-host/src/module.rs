@@ -209,6 +209,16 @@ impl PtxModule {
         self.handle.image
     }
 
+    /// The context the module was loaded on.
+    pub(crate) fn context(&self) -> CudaContext {
+        CudaContext::from_cudarc(Arc::clone(&self.handle.ctx))
+    }
+
+    /// The crate whose kernels these are.
+    pub(crate) fn crate_name(&self) -> &'static str {
+        self.handle.crate_name
+    }
+
     /// Loads `ptx` (the text of a PTX module) on `ctx`. The driver compiles it for the device;
     /// when it refuses, the error carries the driver's JIT log. `crate_name` names the module
     /// in messages.

@@ -176,6 +176,20 @@ pub fn strip_all_reserved(text: &str) -> String {
     out
 }
 
+/// The ELF section in which every crate's embedded module leaves a record, so that the host
+/// runtime can find the modules of a whole program (`__start_`/`__stop_` of the section): a
+/// generic kernel instantiated by another crate than its own is compiled into that crate's
+/// module, where its launcher looks for it after its own.
+///
+/// A record is [`MODULE_RECORD_WORDS`] 64-bit words: [`MODULE_RECORD_VERSION`] (0 marks a
+/// placeholder to skip), the address and length of the crate's name, of its PTX (followed by a
+/// NUL), of its cubin, and the address of its CPU image table.
+pub const MODULE_RECORD_SECTION: &str = "cuda_oxide_modules";
+/// The layout version of a module record.
+pub const MODULE_RECORD_VERSION: u64 = 1;
+/// The words of a module record.
+pub const MODULE_RECORD_WORDS: usize = 8;
+
 /// The PTX entry of one instantiation of a generic kernel: its base name, its generic
 /// arguments made readable, and 16 hex digits that tell instantiations apart
 /// (`axpy_f32_0f3c...`, `tile_16_...`, `map_closure_...`).

@@ -22,12 +22,14 @@
 
 use std::path::{Path, PathBuf};
 
-use object::write::{Object, StandardSection, Symbol, SymbolSection};
+use object::write::{Object, Relocation, StandardSection, Symbol, SymbolId, SymbolSection};
 use object::{
-    Architecture, BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind, SymbolScope,
+    Architecture, BinaryFormat, Endianness, RelocationEncoding, RelocationFlags, RelocationKind,
+    SectionFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope, elf,
 };
 use reserved_oxide_symbols::{
-    cpu_image_symbol, crate_tag, cubin_len_symbol, cubin_symbol, ptx_len_symbol, ptx_symbol,
+    MODULE_RECORD_SECTION, MODULE_RECORD_VERSION, MODULE_RECORD_WORDS, cpu_image_symbol, crate_tag,
+    cubin_len_symbol, cubin_symbol, ptx_len_symbol, ptx_symbol,
 };
 use rustc_abi::Endian;
 use rustc_codegen_ssa::{CompiledModule, ModuleKind};
@@ -96,10 +98,78 @@ pub enum EmbedError {
     },
 }
 
+/// The symbols a module record points at.
+struct ModuleSymbols {
+    crate_name: SymbolId,
+    ptx: (SymbolId, usize),
+    cubin: (SymbolId, usize),
+    cpu_image: SymbolId,
+}
+
+/// The crate's record in the ELF section [`MODULE_RECORD_SECTION`]: kept by the linker
+/// (`SHF_GNU_RETAIN`) even though nothing refers to it by name, writable because its addresses
+/// are relocated at load in position-independent executables.
+fn add_module_record(
+    obj: &mut Object<'_>,
+    module: &ModuleSymbols,
+    crate_name_len: usize,
+    endian: Endianness,
+) -> Result<(), EmbedError> {
+    let records = obj.add_section(
+        Vec::new(),
+        MODULE_RECORD_SECTION.as_bytes().to_vec(),
+        SectionKind::Data,
+    );
+    obj.section_mut(records).flags = SectionFlags::Elf {
+        sh_type: elf::SHT_PROGBITS,
+        sh_flags: elf::SectionFlags(elf::SHF_ALLOC.0 | elf::SHF_WRITE.0 | elf::SHF_GNU_RETAIN.0),
+    };
+    let word = |value: u64| match endian {
+        Endianness::Little => value.to_le_bytes(),
+        Endianness::Big => value.to_be_bytes(),
+    };
+    // Addresses are filled in by relocations; versions and lengths are plain words.
+    let words: [u64; MODULE_RECORD_WORDS] = [
+        MODULE_RECORD_VERSION,
+        0,
+        crate_name_len as u64,
+        0,
+        module.ptx.1 as u64,
+        0,
+        module.cubin.1 as u64,
+        0,
+    ];
+    let bytes: Vec<u8> = words.iter().flat_map(|&w| word(w)).collect();
+    let start = obj.append_section_data(records, &bytes, 8);
+    let addresses = [
+        (1, module.crate_name),
+        (3, module.ptx.0),
+        (5, module.cubin.0),
+        (7, module.cpu_image),
+    ];
+    for (index, symbol) in addresses {
+        obj.add_relocation(
+            records,
+            Relocation {
+                offset: start + 8 * index,
+                symbol,
+                addend: 0,
+                flags: RelocationFlags::Generic {
+                    kind: RelocationKind::Absolute,
+                    encoding: RelocationEncoding::Generic,
+                    size: 64,
+                },
+            },
+        )?;
+    }
+    Ok(())
+}
+
 /// An object file for `target` that defines the embedded-PTX (and cubin) symbols of the crate
-/// tagged `tag`.
+/// `crate_name`, tagged `tag`, and (on ELF) its module record.
 pub fn ptx_object(
     target: &ObjectTarget,
+    crate_name: &str,
     tag: &str,
     ptx: &str,
     cubin: &[u8],
@@ -139,10 +209,24 @@ pub fn ptx_object(
     let image: &[u8] = if cubin.is_empty() { &[0] } else { cubin };
     let cubin_symbol = obj.add_symbol(symbol(cubin_symbol(tag)));
     obj.add_symbol_data(cubin_symbol, section, image, 16);
+    let table = obj.add_symbol(symbol(cpu_image_symbol(tag)));
     if !cpu_image {
         // No CPU flavour: an image table whose version (0) says so.
-        let table = obj.add_symbol(symbol(cpu_image_symbol(tag)));
         obj.add_symbol_data(table, section, &[0; 8], 8);
+    }
+
+    if target.format == BinaryFormat::Elf {
+        let module = ModuleSymbols {
+            crate_name: obj.add_symbol(Symbol {
+                scope: SymbolScope::Compilation,
+                ..symbol(format!("cuda_oxide_crate_name_{tag}"))
+            }),
+            ptx: (text_symbol, ptx.len()),
+            cubin: (cubin_symbol, cubin.len()),
+            cpu_image: table,
+        };
+        obj.add_symbol_data(module.crate_name, section, crate_name.as_bytes(), 1);
+        add_module_record(&mut obj, &module, crate_name.len(), target.endian)?;
     }
 
     if target.format == BinaryFormat::Elf {
@@ -192,6 +276,7 @@ pub fn compiled_module(
     let target = object_target(sess)?;
     let bytes = ptx_object(
         &target,
+        &ptx.crate_name,
         &crate_tag(&ptx.crate_name),
         &ptx.ptx,
         &ptx.cubin,
@@ -273,7 +358,7 @@ mod tests {
     #[test]
     fn elf_object_holds_the_ptx_and_its_length() {
         let tag = crate_tag("vecadd");
-        let bytes = ptx_object(&host_elf(), &tag, PTX, b"\x7fELF cubin", false).unwrap();
+        let bytes = ptx_object(&host_elf(), "vecadd", &tag, PTX, b"\x7fELF cubin", false).unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         assert_eq!(file.format(), BinaryFormat::Elf);
         assert_eq!(
@@ -309,7 +394,7 @@ mod tests {
                 architecture,
                 endian: Endianness::Little,
             };
-            let bytes = ptx_object(&target, "0badf00d", PTX, &[], false).unwrap();
+            let bytes = ptx_object(&target, "app", "0badf00d", PTX, &[], false).unwrap();
             let file = object::File::parse(&*bytes).unwrap();
             assert_eq!(file.format(), format);
             // Mach-O adds the C prefix `_`; the symbol is what C code calls `cuda_oxide_ptx_...`.
@@ -329,7 +414,7 @@ mod tests {
             endian: Endianness::Big,
             ..host_elf()
         };
-        let bytes = ptx_object(&big, "0badf00d", PTX, &[], false).unwrap();
+        let bytes = ptx_object(&big, "app", "0badf00d", PTX, &[], false).unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         let len = symbol_bytes(&file, &ptx_len_symbol("0badf00d"), 8);
         assert_eq!(len, (PTX.len() as u64).to_be_bytes());
@@ -349,7 +434,7 @@ mod tests {
         let object_path = dir.join("ptx.o");
         std::fs::write(
             &object_path,
-            ptx_object(&host_elf(), &tag, PTX, &[], false).unwrap(),
+            ptx_object(&host_elf(), "linked_demo", &tag, PTX, &[], false).unwrap(),
         )
         .unwrap();
         let source = format!(
@@ -360,13 +445,26 @@ unsafe extern "C" {{
     #[link_name = "{len}"]
     static PTX_LEN: u64;
 }}
+unsafe extern "C" {{
+    static __start_{section}: [u64; {words}];
+    static __stop_{section}: [u64; {words}];
+}}
 fn main() {{
     let len = unsafe {{ PTX_LEN }} as usize;
     let bytes = unsafe {{ std::slice::from_raw_parts(&raw const PTX, len + 1) }};
     let text = std::ffi::CStr::from_bytes_with_nul(bytes).expect("NUL-terminated");
     print!("{{}}", text.to_str().unwrap());
+    // The module record, kept although nothing names it, its addresses relocated.
+    let start = &raw const __start_{section};
+    let count = (&raw const __stop_{section} as usize - start as usize) / (8 * {words});
+    let record = unsafe {{ &*start }};
+    let name = unsafe {{ std::slice::from_raw_parts(record[1] as *const u8, record[2] as usize) }};
+    assert_eq!(record[3] as *const u8, &raw const PTX);
+    eprint!("{{count}} record(s), version {{}}, crate {{}}", record[0], std::str::from_utf8(name).unwrap());
 }}
 "#,
+            section = MODULE_RECORD_SECTION,
+            words = MODULE_RECORD_WORDS,
             data = ptx_symbol(&tag),
             len = ptx_len_symbol(&tag),
         );
@@ -391,6 +489,10 @@ fn main() {{
         let ran = Command::new(&exe).output().expect("the program runs");
         assert!(ran.status.success());
         assert_eq!(String::from_utf8_lossy(&ran.stdout), PTX);
+        assert_eq!(
+            String::from_utf8_lossy(&ran.stderr),
+            format!("1 record(s), version {MODULE_RECORD_VERSION}, crate linked_demo")
+        );
 
         // Without the object the link fails, naming the symbol that says how to fix it.
         let unlinked = Command::new(&rustc)
