@@ -14,6 +14,11 @@
 //! it never needs to know the tag in advance.
 //!
 //! Both the macro side and the collector side use this crate, so the contract lives in one place.
+//! So do the host runtime and the backend's embedding: the symbols of a crate's embedded PTX
+//! and cubin ([`ptx_symbol`], [`cubin_symbol`], ...), the cubin set of a build for several
+//! architectures ([`cubin_set`]), the module record of every embedded module
+//! ([`MODULE_RECORD_SECTION`]) and the entry name of a generic kernel's instantiation
+//! ([`generic_kernel_entry`]).
 
 #![forbid(unsafe_code)]
 
