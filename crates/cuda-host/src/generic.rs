@@ -104,6 +104,7 @@ impl GenericKernels {
                 })?,
             other => other?,
         };
+        let kernel = kernel.called(intern(instantiation_name::<F>(base_name)));
         found.insert(key, kernel.clone());
         Ok(kernel)
     }

@@ -302,7 +302,8 @@ impl PtxModule {
                 Ok(Kernel {
                     module: Arc::clone(&self.handle),
                     function,
-                    name,
+                    entry: name,
+                    label: name,
                     max_threads_per_block: u32::try_from(max_threads).unwrap_or(0),
                 })
             }
@@ -383,7 +384,11 @@ fn refusal(
 pub struct Kernel {
     module: Arc<ModuleHandle>,
     function: sys::CUfunction,
-    name: &'static str,
+    /// Its PTX `.entry`.
+    entry: &'static str,
+    /// What errors call it: the entry, or for an instantiation of a generic kernel, the
+    /// instantiation as Rust writes it (`fold::<WrappingSum>`).
+    label: &'static str,
     /// The most threads a block of this kernel may have: its `#[launch_bounds]`, or what its
     /// register use allows on this device.
     max_threads_per_block: u32,
@@ -398,7 +403,12 @@ unsafe impl Sync for Kernel {}
 impl Kernel {
     /// The kernel's name (its PTX `.entry`).
     pub fn name(&self) -> &'static str {
-        self.name
+        self.entry
+    }
+
+    /// The same kernel, called `name` in errors (an instantiation of a generic kernel).
+    pub(crate) fn called(self, label: &'static str) -> Kernel {
+        Kernel { label, ..self }
     }
 
     /// The most threads per block this kernel can be launched with on its device: its
@@ -423,17 +433,17 @@ impl Kernel {
     ) -> Result<(), Error> {
         if let Err((index, kind, expected, pushed)) = args.check() {
             return Err(Error::ArgumentPacking {
-                kernel: self.name,
+                kernel: self.label,
                 index,
                 kind,
                 expected,
                 pushed,
             });
         }
-        check_config(self.name, &cfg, self.max_threads_per_block)?;
+        check_config(self.label, &cfg, self.max_threads_per_block)?;
         if stream.context().cu_ctx() != self.module.ctx.cu_ctx() {
             return Err(Error::Launch {
-                kernel: self.name,
+                kernel: self.label,
                 source: DriverFailure(sys::CUresult::CUDA_ERROR_INVALID_CONTEXT),
             });
         }
@@ -462,13 +472,13 @@ impl Kernel {
                 // Synchronous launches report their own kernel's fault (or panic).
                 match crate::panic::recorded(Some(self.module.ctx.cu_ctx() as usize)) {
                     Some(panic) => Error::KernelPanic {
-                        kernel: self.name,
+                        kernel: self.label,
                         in_flight: Vec::new(),
                         panic: Box::new(panic),
                         source,
                     },
                     None => Error::KernelFault {
-                        kernel: self.name,
+                        kernel: self.label,
                         in_flight: Vec::new(),
                         source,
                     },
@@ -477,10 +487,10 @@ impl Kernel {
                 // A sticky fault of a kernel launched earlier: this one was not queued.
                 fault(source, Some(inflight::context_of(stream)))
             } else {
-                args.target().refused(self.name, source)
+                args.target().refused(self.label, source)
             });
         }
-        args.target().queued(stream, self.name);
+        args.target().queued(stream, self.label);
         // Records each buffer's use after the launch (cudarc's ordering of later copies and frees).
         drop(args);
         Ok(())
@@ -541,7 +551,7 @@ impl Kernel {
         let available = device_max.saturating_sub(static_bytes);
         if bytes > available {
             return Err(Error::SharedMemoryTooLarge {
-                kernel: self.name,
+                kernel: self.label,
                 requested: bytes,
                 available,
                 static_bytes,
