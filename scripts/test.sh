@@ -11,18 +11,24 @@ source scripts/setup.sh
 source scripts/ptxas.sh
 cargo=(cargo "+$OXIDE_TOOLCHAIN")
 
-echo "== formatting"
+# Each section's heading says when it started, in seconds since the script did: where CI's
+# time goes.
+section() {
+    echo "== $1 (at ${SECONDS} s)"
+}
+
+section "formatting"
 "${cargo[@]}" fmt --all --check
 "${cargo[@]}" fmt --manifest-path examples/Cargo.toml --all --check
 
-echo "== clippy"
+section "clippy"
 "${cargo[@]}" clippy --workspace --all-targets --quiet -- -D warnings
 
-echo "== tests"
+section "tests"
 "${cargo[@]}" test --workspace
 "${cargo[@]}" test --manifest-path examples/Cargo.toml -p bench-harness
 
-echo "== examples: build the GPU bundle, check its PTX with ptxas"
+section "examples: build the GPU bundle, check its PTX with ptxas"
 # The examples use crates from crates.io (examples/crates), at the versions of Cargo.lock.
 "${cargo[@]}" fetch --manifest-path examples/Cargo.toml --locked
 "${cargo[@]}" oxide bundle
@@ -33,12 +39,12 @@ for ptx in target/gpu-bundle/*.ptx; do
     echo "ptxas ok: $ptx"
 done
 
-echo "== examples on the CPU device: the same bundle, run by CUDA_OXIDE_DEVICE=cpu (docs/cpu.md)"
+section "examples on the CPU device: the same bundle, run by CUDA_OXIDE_DEVICE=cpu (docs/cpu.md)"
 # Each example checks its results against a CPU computation, as on a GPU; those that need what
 # the CPU device does not run yet say so (their `cpu` metadata) and are skipped.
 CUDA_OXIDE_DEVICE=cpu OUT=target/gpu-bundle/cpu-logs bash target/gpu-bundle/run.sh
 
-echo "== differential testing: 20 generated programs, the reproducers of tests/fuzz-regressions"
+section "differential testing: 20 generated programs, the reproducers of tests/fuzz-regressions"
 echo "   and the Rustlantis programs of tests/rustlantis, through the backend, ptxas and their CPU side;"
 echo "   their kernels run on the CPU device against the CPU's outputs"
 # docs/fuzzing.md; fails on an internal error, an llc or ptxas failure, a generator defect, or
@@ -46,7 +52,7 @@ echo "   their kernels run on the CPU device against the CPU's outputs"
 "${cargo[@]}" oxide fuzz --cpu --seeds 0..20 --batch 20 --programs tests/fuzz-regressions \
     --programs tests/rustlantis
 
-echo "== benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"
+section "benchmark suite: dry run (lists it; compiles the CUDA C++ with NVRTC where installed)"
 # NVRTC from PyPI (`pip install nvidia-cuda-nvrtc`), when there, compiles the .cu files here too.
 if [ -z "${CUDA_OXIDE_NVRTC:-}" ]; then
     nvrtc=$(python3 -c "import glob,site;print(next(iter(sorted(glob.glob(site.getsitepackages()[0]+'/nvidia/*/lib/libnvrtc.so.*'))),''))")
@@ -55,3 +61,4 @@ if [ -z "${CUDA_OXIDE_NVRTC:-}" ]; then
     fi
 fi
 target/gpu-bundle/bench --list
+section "done"
