@@ -94,7 +94,7 @@ impl GenericKernels {
         let entry = intern(entry_name::<F>(base_name));
         let kernel = match self.module.kernel(entry) {
             Err(Error::MissingKernel { crate_name, .. }) => self
-                .other_modules()?
+                .other_modules()
                 .iter()
                 .find_map(|module| module.kernel(entry).ok())
                 .ok_or_else(|| Error::MissingInstantiation {
@@ -109,27 +109,28 @@ impl GenericKernels {
         Ok(kernel)
     }
 
-    /// Every other crate's embedded module, loaded (once) on this module's context.
-    fn other_modules(&self) -> Result<&[PtxModule], Error> {
-        if let Some(others) = self.others.get() {
-            return Ok(others);
-        }
-        let ctx = self.module.context();
-        let own = self.module.crate_name();
-        let mut others = Vec::new();
-        for embedded in crate::registry::embedded_modules() {
-            if embedded.crate_name == own {
-                continue;
-            }
-            others.push(PtxModule::load_embedded_or_cpu(
-                &ctx,
-                embedded.crate_name,
-                embedded.ptx,
-                embedded.cubin,
-                embedded.cpu_image,
-            )?);
-        }
-        Ok(self.others.get_or_init(|| others))
+    /// Every other crate's embedded module that loads on this module's context, loaded once.
+    /// One that does not load (built for another GPU, say) cannot hold the instantiation this
+    /// launch can run, and is passed over.
+    fn other_modules(&self) -> &[PtxModule] {
+        self.others.get_or_init(|| {
+            let ctx = self.module.context();
+            let own = self.module.crate_name();
+            crate::registry::embedded_modules()
+                .into_iter()
+                .filter(|embedded| embedded.crate_name != own)
+                .filter_map(|embedded| {
+                    PtxModule::load_embedded_or_cpu(
+                        &ctx,
+                        embedded.crate_name,
+                        embedded.ptx,
+                        embedded.cubin,
+                        embedded.cpu_image,
+                    )
+                    .ok()
+                })
+                .collect()
+        })
     }
 }
 
