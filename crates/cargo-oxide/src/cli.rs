@@ -382,13 +382,14 @@ impl DeviceDebug {
     }
 }
 
-/// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`).
 /// What `cargo oxide build --release` builds for when neither `--arch` nor
 /// `CUDA_OXIDE_TARGET` says: the A100 and the RTX 30 series (sm_80, sm_86), the L4 and the
 /// RTX 40 series (sm_89), the H100 and H200 (sm_90); a cubin each, and sm_90's PTX for newer
 /// GPUs. An architecture that lacks what the kernels use is left out with a warning.
 pub const RELEASE_ARCHITECTURES: &str = "sm_80,sm_86,sm_89,sm_90";
 
+/// Accepts `sm_XX` and `sm_XXa` (e.g. `sm_90`, `sm_90a`, `sm_100a`), or a comma-separated list
+/// of them.
 pub fn parse_arch(value: &str) -> Result<String, String> {
     for arch in value.split(',') {
         let digits = arch
