@@ -106,6 +106,26 @@ pub(crate) fn rewrite_bodies(
     out
 }
 
+/// `body` with every line that `rewrite` replaces replaced (lines keep their `\n` unless the
+/// replacement drops it), and how many were; `None` when none was.
+pub(crate) fn rewrite_lines(
+    body: &[&str],
+    mut rewrite: impl FnMut(&str) -> Option<String>,
+) -> Option<(String, usize)> {
+    let mut replaced = 0;
+    let text: String = body
+        .iter()
+        .map(|line| match rewrite(line) {
+            Some(new) => {
+                replaced += 1;
+                new
+            }
+            None => line.to_string(),
+        })
+        .collect();
+    (replaced > 0).then_some((text, replaced))
+}
+
 /// The body lines of the function whose `{` is `lines[brace]`: up to the first `}` in column
 /// 0 (scopes nested in a body, call sequences and inline assembly, are indented).
 fn body_of(lines: &[&str], brace: usize) -> Range<usize> {

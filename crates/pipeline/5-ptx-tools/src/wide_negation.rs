@@ -21,26 +21,16 @@
 //!
 //! The scoped register costs nothing: ptxas keeps 16-bit values in 32-bit registers anyway.
 
-use crate::ptx_text::{code, rewrite_bodies};
+use crate::ptx_text::{code, rewrite_bodies, rewrite_lines};
 
 /// `ptx` with every `neg.s16` and `abs.s16` of a register computed in 32 bits, and how many
 /// were.
 pub fn widen_16_bit_negations(ptx: &str) -> (String, usize) {
     let mut total = 0;
     let out = rewrite_bodies(ptx, |_, body| {
-        let mut widened = 0;
-        let text: String = body
-            .iter()
-            .map(|line| match widened_negation(line) {
-                Some(wide) => {
-                    widened += 1;
-                    wide
-                }
-                None => line.to_string(),
-            })
-            .collect();
+        let (text, widened) = rewrite_lines(body, widened_negation)?;
         total += widened;
-        (widened > 0).then_some(text)
+        Some(text)
     });
     (out, total)
 }
