@@ -77,9 +77,10 @@ struct Param {
 
 struct KernelSig {
     name: Ident,
-    /// The kernel's generic parameters, when it has type or const parameters: its launcher
-    /// takes the same ones, and each instantiation launched is its own entry.
-    generics: Option<Generics>,
+    /// The kernel's generic parameters, when it has type or const parameters, and the
+    /// reserved name `#[kernel]` gives it: its launcher takes the same parameters and names
+    /// the instantiation it launches; each is its own entry.
+    generics: Option<(Generics, Ident)>,
     vis: Visibility,
     params: Vec<Param>,
     has_raw_pointer: bool,
@@ -150,16 +151,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             continue;
         }
         let cfgs = kernel_cfgs(func);
-        match kernel_sig(func, cfgs.clone()) {
-            Ok(kernel) => kernels.push(kernel),
-            // A kernel that exists only under a `cfg` is refused only where it exists: the
-            // error is compiled under the same `cfg`. (What `#[kernel]` checks itself, it
-            // reports itself when it expands, which it does only where the kernel exists.)
-            Err(Refused::Signature(_)) if !cfgs.is_empty() => {}
-            Err(Refused::Signature(error) | Refused::Parameter(error)) if cfgs.is_empty() => {
+        // A kernel that exists only under a `cfg` is refused only where it exists: the error
+        // is compiled under the same `cfg`. (What `#[kernel]` checks itself, it reports itself
+        // when it expands, which it does only where the kernel exists.)
+        match (kernel_sig(func, cfgs.clone()), cfgs.is_empty()) {
+            (Ok(kernel), _) => kernels.push(kernel),
+            (Err(Refused::Signature(error) | Refused::Parameter(error)), true) => {
                 return Err(error);
             }
-            Err(Refused::Signature(error) | Refused::Parameter(error)) => {
+            (Err(Refused::Signature(_)), false) => {}
+            (Err(Refused::Parameter(error)), false) => {
                 let error = error.to_compile_error();
                 gated_errors.push(syn::parse_quote!(#(#cfgs)* #error));
             }
@@ -261,8 +262,11 @@ fn kernel_sig(func: &ItemFn, cfgs: Vec<Attribute>) -> std::result::Result<Kernel
     let has_raw_pointer = params
         .iter()
         .any(|p| matches!(&p.shape, Shape::Direct(Type::Ptr(_))));
-    let generics =
-        crate::signature::has_type_or_const_generics(func).map(|_| func.sig.generics.clone());
+    let generics = crate::signature::has_type_or_const_generics(func).map(|_| {
+        let reserved =
+            crate::signature::reserved_ident(reserved_oxide_symbols::ReservedKind::Kernel, func);
+        (func.sig.generics.clone(), reserved)
+    });
     Ok(KernelSig {
         name: func.sig.ident.clone(),
         generics,
@@ -628,7 +632,7 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
     let separator = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
     let (generics, where_clause, kernel_lookup) = match &kernel.generics {
         None => (quote!(), quote!(), quote!(&self.#name)),
-        Some(generics) => generic_launch(kernel, generics, host),
+        Some((generics, reserved)) => generic_launch(kernel, generics, reserved, host),
     };
     quote! {
         #(#cfgs)*
@@ -664,17 +668,10 @@ fn launcher(kernel: &KernelSig, host: &TokenStream) -> TokenStream {
 fn generic_launch(
     kernel: &KernelSig,
     generics: &Generics,
+    reserved: &Ident,
     host: &TokenStream,
 ) -> (TokenStream, TokenStream, TokenStream) {
     let name = &kernel.name;
-    let reserved = Ident::new(
-        &reserved_oxide_symbols::reserved_name(
-            reserved_oxide_symbols::ReservedKind::Kernel,
-            &crate_tag(&crate_name()),
-            &name.to_string(),
-        ),
-        name.span(),
-    );
     let mut where_clause = generics
         .where_clause
         .clone()
